@@ -1,0 +1,64 @@
+// trlc — the command-line driver: parse options (CLI11), run the pipeline,
+// map outcomes to exit codes (0 success, 1 user error, 2 internal error).
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "driver/pipeline.h"
+
+namespace {
+
+const char *kDescription =
+    "trlc — compiler for .trl recurrent-tensor programs (deep RL as recurrence equations).\n"
+    "\n"
+    "Reads FILE.trl, checks it (names, shapes, dtypes, every read defined, no zero-distance\n"
+    "cycle) and then, depending on the options:\n"
+    "  --emit=KIND     prints one stage's output and stops:\n"
+    "                    ast      the syntax tree with source positions\n"
+    "                    types    every tensor's domain and inferred type\n"
+    "                    pdg      the polyhedral dependence graph (isl domains and accesses)\n"
+    "                    pdg-dot  the same graph for Graphviz\n"
+    "                    json     a JSON document with the graph (tensors, edges)\n"
+    "  --interpret     runs the reference interpreter: emit records as JSON Lines on\n"
+    "                  stdout (or --log FILE), save outputs as .npy/.npz\n"
+    "With neither, trlc only checks the program.\n"
+    "\n"
+    "Exit codes: 0 success, 1 errors in the program or the command line, 2 internal\n"
+    "compiler error (a bug in trlc: please report it with the input).\n";
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    CLI::App app{kDescription, "trlc"};
+    app.set_version_flag("--version", std::string("trlc ") + TRLC_VERSION);
+    trlc::DriverOptions opts;
+    std::vector<std::string> defines;
+    app.add_option("file", opts.input, "the .trl program")->required();
+    app.add_option("--emit", opts.emit, "print a stage's output and stop")
+        ->check(CLI::IsMember({"ast", "types", "pdg", "pdg-dot", "json"}));
+    app.add_flag("--interpret", opts.interpret, "run the reference interpreter");
+    app.add_option("-D", defines, "override a bound: -D NAME=VALUE (repeatable)")
+        ->allow_extra_args(false);
+    app.add_option("-I", opts.include_dirs, "add a directory to search for imports (repeatable)")
+        ->allow_extra_args(false);
+    app.add_option("--seed", opts.seed, "seed of all random streams (default 0)");
+    app.add_option("--log", opts.log_path, "write emit records to FILE instead of stdout");
+    app.add_option("-o", opts.output, "output file (code generation: not available yet)");
+    app.add_flag("--no-color", opts.no_color, "never colour diagnostics");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError &e) {
+        int code = app.exit(e);
+        return code == 0 ? 0 : 1;
+    }
+    opts.color = !opts.no_color && isatty(STDERR_FILENO) && getenv("NO_COLOR") == nullptr;
+    opts.raw_defines = defines;
+    return trlc::run_driver(opts);
+}

@@ -1,0 +1,133 @@
+// pipeline — parse → sema → PDG → checks → (emit | interpret), in one place.
+#include "driver/pipeline.h"
+
+#include <fstream>
+#include <iostream>
+#include <limits>
+
+#include "checks/checks.h"
+#include "frontend/ast_printer.h"
+#include "frontend/diagnostics.h"
+#include "frontend/parser.h"
+#include "interp/interpreter.h"
+#include "pdg/pdg.h"
+#include "sema/sema.h"
+
+namespace trlc {
+
+namespace {
+
+/** Parse "NAME=VALUE" with an integer VALUE; reports a bad -D and returns false. */
+bool parse_define(const std::string &raw, SemaOptions &sema, Diagnostics &diag) {
+    auto eq = raw.find('=');
+    std::string name = raw.substr(0, eq);
+    bool name_ok = !name.empty() && (isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
+    for (char c : name) name_ok = name_ok && (isalnum(static_cast<unsigned char>(c)) || c == '_');
+    if (eq == std::string::npos || !name_ok) {
+        diag.error("invalid -D '" + raw + "': expected NAME=VALUE, e.g. -D T=100");
+        return false;
+    }
+    std::string value = raw.substr(eq + 1);
+    size_t used = 0;
+    long long v = 0;
+    try {
+        v = std::stoll(value, &used);
+    } catch (...) {
+        used = 0;
+    }
+    if (value.empty() || used != value.size()) {
+        diag.error("invalid -D '" + raw + "': '" + value + "' is not an integer");
+        return false;
+    }
+    sema.defines[name] = v;
+    return true;
+}
+
+int run(const DriverOptions &opts, SourceManager &sm, Diagnostics &diag) {
+    SemaOptions sema_opts;
+    sema_opts.include_dirs = opts.include_dirs;
+    sema_opts.stdlib_dir = TRLC_STDLIB_DIR;
+    if (const char *env = getenv("TRLC_STDLIB_DIR")) sema_opts.stdlib_dir = env;
+    bool defines_ok = true;
+    for (const std::string &d : opts.raw_defines) defines_ok &= parse_define(d, sema_opts, diag);
+    if (!defines_ok) return 1;
+
+    std::string err;
+    int file = sm.load(opts.input, &err);
+    if (file < 0) {
+        diag.error(err);
+        return 1;
+    }
+    ast::Module module = parse(sm, file, diag);
+    if (diag.has_errors()) return 1;
+    if (opts.emit == "ast") {
+        print_ast(module, sm, std::cout);
+        return 0;
+    }
+
+    std::optional<ir::Program> prog = analyze(module, sm, diag, sema_opts);
+    if (!prog || diag.has_errors()) return 1;
+    if (opts.emit == "types") {
+        print_types(*prog, std::cout);
+        return 0;
+    }
+
+    Pdg pdg = build_pdg(*prog, diag);
+    if (diag.has_errors()) return 1;
+    check_reads_defined(pdg, diag);
+    if (diag.has_errors()) return 1;
+    check_no_zero_cycle(pdg, diag);
+    if (diag.has_errors()) return 1;
+    if (opts.emit == "pdg") {
+        print_pdg(pdg, std::cout);
+        return 0;
+    }
+    if (opts.emit == "pdg-dot") {
+        print_pdg_dot(pdg, std::cout);
+        return 0;
+    }
+    if (opts.emit == "json") {
+        std::cout << pdg_to_json(pdg) << "\n";
+        return 0;
+    }
+
+    if (!opts.output.empty()) {
+        diag.error("code generation (-o) is not available yet; use --interpret or --emit");
+        return 1;
+    }
+    if (opts.interpret) {
+        InterpOptions iopts;
+        iopts.seed = opts.seed;
+        std::ofstream log;
+        if (!opts.log_path.empty()) {
+            log.open(opts.log_path);
+            if (!log) {
+                diag.error("cannot open log file '" + opts.log_path + "'");
+                return 1;
+            }
+            iopts.log = &log;
+        }
+        return interpret(*prog, iopts, diag);
+    }
+    return 0;
+}
+
+}  // namespace
+
+int run_driver(const DriverOptions &opts) {
+    SourceManager sm;
+    Diagnostics diag(sm, std::cerr);
+    diag.set_color(opts.color);
+    try {
+        return run(opts, sm, diag);
+    } catch (const InternalError &e) {
+        std::cerr << "trlc: internal compiler error: " << e.message << "\n";
+    } catch (const std::bad_alloc &) {
+        std::cerr << "trlc: internal compiler error: out of memory\n";
+    } catch (const std::exception &e) {
+        std::cerr << "trlc: internal compiler error: " << e.what() << "\n";
+    }
+    return 2;
+}
+
+}  // namespace trlc

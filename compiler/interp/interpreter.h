@@ -1,0 +1,29 @@
+#pragma once
+// interpreter — `trlc --interpret`: the reference semantics of a program.
+//
+// Evaluates each needed point of each tensor in the most literal way: on
+// demand, memoized per (tensor, point), exactly the equation that defines the
+// point (most specific pattern first).  No vectorization, no schedule, no
+// memory plan: every later backend must reproduce its outputs.
+//   emit   → one JSON object per point, in lexicographic point order (JSON Lines)
+//   save   → .npy (one array) or .npz (a tuple: arr_0, arr_1, …)
+// Randomness: runtime/trl_philox.h (documented in dsl/README.md).
+#include <cstdint>
+#include <ostream>
+#include <string>
+
+#include "frontend/diagnostics.h"
+#include "ir/ir.h"
+
+namespace trlc {
+
+struct InterpOptions {
+    uint64_t seed = 0;
+    std::ostream *log = nullptr;  // JSON Lines destination (stdout when null)
+    std::string output_dir = ".";  // where relative `save` paths go
+};
+
+/** Run "prog"; returns 0, or 1 after reporting a run-time error to "diag". */
+int interpret(const ir::Program &prog, const InterpOptions &opts, Diagnostics &diag);
+
+}  // namespace trlc

@@ -1,0 +1,232 @@
+#pragma once
+// ir — the checked, typed, fn-inlined program that every later stage reads.
+//
+// Sema (compiler/sema) produces a `Program` from the AST.  Meaning:
+//
+// * A `Dim` d ranges over [0, bound(d)); every bound is a known integer.
+// * A `Tensor` has an ordered list of domain dims and a value type (dtype and
+//   spatial shape, or a tuple of such).  It is defined by `Equation`s.  An
+//   equation binds *variables* (dims named in its left-hand pattern), each over
+//   [0, bound), restricted by its guard; its pattern maps a variable point to
+//   the tensor point it defines: position k is `var`, `var + c` or a constant.
+//   Where two equations' points overlap, the more specific pattern wins
+//   (constant > shift > plain dim, per position); the PDG builder computes the
+//   effective domains with isl and reports what is still ambiguous.
+// * The body of an equation is an expression tree (`Node`) evaluated at one
+//   variable point.  `Read` nodes read other tensors' points through affine
+//   index expressions (with min/max clamps and slices).  Nodes are immutable
+//   and may be shared (a DAG, e.g. after inlining a `let`).
+// * Dynamic extents (the length of `t:T`) are affine in the variables; the
+//   reference interpreter materialises exactly that many elements, and
+//   later backends pad to the maximum and mask.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "frontend/source.h"
+
+namespace trlc::ir {
+
+// ---- types ------------------------------------------------------------------
+
+/** Element types.  `Key` is the opaque random key made by `rng(...)`. */
+enum class DType { Bool, I32, F32, F64, Key };
+const char *dtype_name(DType d);  // "bool", "i32", "f32", "f64", "key"
+
+/** An affine form c + Σ coef[v]·var_v over an equation's variables (indices
+ *  into Equation::vars).  Bounds and consts are already substituted. */
+struct Affine {
+    int64_t constant = 0;
+    std::vector<int64_t> coef;  // may be shorter than the number of variables (missing = 0)
+    int64_t coef_of(int v) const { return v < static_cast<int>(coef.size()) ? coef[v] : 0; }
+    bool is_constant() const;
+    bool operator==(const Affine &o) const;
+};
+
+/** An index or extent expression: an affine form, or min/max of two of them. */
+struct IndexExpr {
+    enum Kind { Aff, Min, Max } kind = Aff;
+    Affine aff;                              // when Aff
+    std::shared_ptr<const IndexExpr> a, b;  // when Min/Max
+};
+using IndexExprPtr = std::shared_ptr<const IndexExpr>;
+
+/** One spatial extent: a constant, or (dynamic) an index expression of the
+ *  equation's variables; `max_value` is its largest value over the domain
+ *  (what a padded buffer needs). */
+struct Extent {
+    int64_t max_value = 0;
+    IndexExprPtr dynamic;  // null when static
+    bool is_static() const { return !dynamic; }
+};
+
+struct Type {
+    bool is_tuple = false;
+    DType dtype = DType::F32;
+    std::vector<Extent> shape;  // spatial shape; empty = scalar
+    std::vector<Type> elems;    // when is_tuple
+};
+std::string type_to_string(const Type &t, const std::vector<std::string> &var_names = {});
+
+// ---- expressions ---------------------------------------------------------------
+
+struct Node;
+using NodePtr = std::shared_ptr<const Node>;
+
+enum class NodeKind {
+    Const,     // literal: dtype + shape + data (f64 storage for all dtypes)
+    Coord,     // the value of variable `var` (i32 scalar)
+    Read,      // tensor `tensor` at `index` (one IndexItem per domain dim)
+    Unary,     // elementwise `uop` of args[0]
+    Binary,    // elementwise `bop` of args[0], args[1] with numpy broadcasting
+    Where,     // where(args[0], args[1], args[2]) elementwise
+    Cast,      // args[0] converted to type.dtype
+    Builtin,   // `builtin` applied to args (see BuiltinOp), with attributes
+    Index,     // numpy-style spatial indexing of args[0] by `sindex` (basic + gather)
+    Tuple,     // (args...)
+    TupleGet,  // element `int_attr` of the tuple args[0]
+    Rng,       // a random key from the i32 scalars args (and the seed, tensor id)
+    Extern,    // call of an `extern` function `name` with args
+};
+
+enum class UnaryOp { Neg, Not, Exp, Log, Sqrt, Tanh, Sigmoid, Relu, Abs, Sin, Cos, Floor, Ceil, Sign, StopGrad };
+enum class BinaryOp { Add, Sub, Mul, Div, Mod, Pow, Min, Max, Lt, Le, Gt, Ge, Eq, Ne, And, Or };
+
+enum class BuiltinOp {
+    Sum, Mean, ReduceMax, ReduceMin, Argmax, Logsumexp,  // axis attr (empty = all)
+    Softmax, LogSoftmax,                                  // over the last axis (or axis attr)
+    MatMul,                                               // numpy matmul rules
+    Transpose,                                            // axes attr (empty = reverse)
+    Reshape,                                              // shape = result type
+    Concat, Stack,                                        // axis attr
+    OneHot,                                               // int_attr = depth
+    Gather,                                               // gather(x, idx, axis)
+    Cumsum, DiscountedCumsum,                             // axis attr; gamma = args[1]
+    Arange, Zeros, Ones, Full,                            // shape from result type
+    Uniform, Normal,                                      // args[0] = key; shape from type
+    Categorical,                                          // args[0] = key, args[1] = logits
+    Clamp,                                                // clamp(x, lo, hi)
+    FoldIn,                                               // fold_in(key, i32) → key
+};
+
+/** A domain index of a Read: a point (affine / clamp) or a slice [lo, hi). */
+struct ReadIndex {
+    bool is_slice = false;
+    IndexExprPtr point;   // when !is_slice
+    IndexExprPtr lo, hi;  // when is_slice
+};
+
+/** One entry of spatial (numpy) indexing.  Scalar: an i32 expression (a
+ *  negative constant counts from the end); Slice: static [lo, hi) with step 1
+ *  (dynamic ends are IndexExprs); Gather: an i32 tensor of indices. */
+struct SpatialIndex {
+    enum Kind { Scalar, Slice, Full } kind = Scalar;
+    NodePtr value;        // Scalar (args of the node hold it too)
+    IndexExprPtr lo, hi;  // Slice
+};
+
+struct Node {
+    NodeKind kind;
+    Type type;
+    Loc loc;
+    std::vector<NodePtr> args;
+
+    std::vector<double> data;          // Const: row-major values
+    int var = -1;                      // Coord
+    int tensor = -1;                   // Read: Program::tensors index
+    std::vector<ReadIndex> index;      // Read
+    UnaryOp uop = UnaryOp::Neg;
+    BinaryOp bop = BinaryOp::Add;
+    BuiltinOp builtin = BuiltinOp::Sum;
+    std::vector<int64_t> axes;         // Builtin: axis / axes attribute
+    bool has_axes = false;
+    int64_t int_attr = 0;              // TupleGet index, OneHot depth
+    std::vector<SpatialIndex> sindex;  // Index
+    std::string name;                  // Extern
+};
+
+// ---- program -------------------------------------------------------------------
+
+struct Dim {
+    std::string name;        // t
+    std::string bound_name;  // T
+    int64_t bound = 0;       // value of T (after -D overrides)
+    Loc loc;
+};
+
+/** A guard over an equation's variables: affine comparisons joined by
+ *  and/or/not.  `otherwise` is lowered to Not(Or(other guards)). */
+struct Guard;
+using GuardPtr = std::shared_ptr<const Guard>;
+struct Guard {
+    enum Kind { True, Cmp, And, Or, Not } kind = True;
+    BinaryOp cmp = BinaryOp::Lt;  // Lt Le Gt Ge Eq Ne
+    Affine lhs, rhs;
+    GuardPtr a, b;
+};
+
+/** One position of a left-hand pattern. */
+struct PatternItem {
+    enum Kind { Var, Shift, Constant } kind = Var;
+    int var = -1;        // Var, Shift: index into Equation::vars
+    int64_t offset = 0;  // Shift: +c (c > 0); Constant: the coordinate
+};
+
+struct Equation {
+    std::vector<int> vars;              // Program::dims index of each variable
+    std::vector<PatternItem> pattern;   // one per domain dim of the tensor
+    GuardPtr guard;                     // null = always
+    bool otherwise = false;             // written `otherwise` (guard already lowered)
+    NodePtr body;
+    Loc loc;                            // the equation's left-hand side
+    int specificity() const;            // Σ per position: constant 2, shift 1, var 0
+};
+
+struct Tensor {
+    std::string name;
+    std::vector<int> dims;  // Program::dims index of each domain position
+    Type type;              // static type (dynamic extents only via slices in bodies)
+    std::vector<Equation> equations;
+    Loc loc;                // first definition (or the type declaration)
+    bool is_load = false;   // defined by `load … from "file"`
+    std::string load_path;
+    bool is_hidden = false; // compiler-made (the shared value of a tuple equation)
+};
+
+/** `emit "stream"[vars] { field: expr, … }` — one JSON object per point, in
+ *  lexicographic point order. */
+struct Emit {
+    std::string stream;
+    std::vector<int> vars;  // Program::dims index of each variable, in order
+    std::vector<std::pair<std::string, NodePtr>> fields;
+    Loc loc;
+};
+
+/** `save expr to "file.npy|.npz"` — value has no variables. */
+struct Save {
+    std::string path;
+    NodePtr value;
+    Loc loc;
+};
+
+struct ExternFn {
+    std::string name, header;
+    std::vector<std::pair<std::string, Type>> params;
+    Type result;
+    Loc loc;
+};
+
+struct Program {
+    std::vector<Dim> dims;
+    std::map<std::string, int64_t> bounds;  // every bound name → value
+    std::vector<Tensor> tensors;            // in definition order
+    std::vector<Emit> emits;
+    std::vector<Save> saves;
+    std::vector<ExternFn> externs;
+    int tensor_index(const std::string &name) const;  // -1 if absent
+};
+
+}  // namespace trlc::ir

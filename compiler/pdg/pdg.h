@@ -1,0 +1,45 @@
+#pragma once
+// pdg — the polyhedral dependence graph (TimeRL §4).
+//
+// Nodes are the equations of the program, each with an isl domain: the set of
+// tensor points it defines, with the program's bounds as isl parameters
+//   { ret[t] : 0 <= t <= T - 2 }
+// Edges are reads: an isl access relation from consumer point to producer point
+//   { ret[t] -> ret[t'] : t' = t + 1 }
+// (slices give one-to-many relations).  The definedness and zero-cycle checks
+// (compiler/checks) are isl computations on this graph.
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "frontend/diagnostics.h"
+#include "ir/ir.h"
+
+namespace trlc {
+
+struct PdgImpl;  // holds the isl context and objects (pdg/pdg.cpp)
+
+class Pdg {
+public:
+    Pdg();
+    ~Pdg();
+    Pdg(Pdg &&) noexcept;
+    Pdg &operator=(Pdg &&) noexcept;
+    PdgImpl &impl() { return *impl_; }
+    const PdgImpl &impl() const { return *impl_; }
+
+private:
+    std::unique_ptr<PdgImpl> impl_;
+};
+
+/** Build the PDG of "prog"; reports overlapping/ambiguous definitions to "diag". */
+Pdg build_pdg(const ir::Program &prog, Diagnostics &diag);
+
+/** --emit=pdg: sorted, stable text.  --emit=pdg-dot: Graphviz. */
+void print_pdg(const Pdg &g, std::ostream &out);
+void print_pdg_dot(const Pdg &g, std::ostream &out);
+/** --emit=json: {"tensors": [{"name","domain","shape","dtype"}], "edges": [{"from","to","access"}]} */
+std::string pdg_to_json(const Pdg &g);
+
+}  // namespace trlc

@@ -1,0 +1,30 @@
+# lit configuration for trlc: every `.trl` and `.test` file under test/lit is a
+# test; RUN lines use %trlc, %trl-opt, %python, FileCheck and not.
+import os
+import lit.formats
+
+config.name = "trlc"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".trl", ".test"]
+config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py.in"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.trlc_obj_root, "test", "lit")
+
+bindir = os.path.join(config.trlc_obj_root, "compiler")
+toolsdir = os.path.join(config.trlc_obj_root, "tools")
+config.substitutions.append(("%trlc", os.path.join(bindir, "trlc")))
+config.substitutions.append(("%trl-opt", os.path.join(toolsdir, "trl-opt")))
+config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%expect-exit", config.python_executable + " " + os.path.join(config.test_source_root, "Inputs", "expect_exit.py")))
+config.substitutions.append(("%stdlib", os.path.join(config.trlc_src_root, "dsl")))
+config.substitutions.append(("%samples", os.path.join(config.trlc_src_root, "samples")))
+config.substitutions.append(("%tools", os.path.join(config.trlc_src_root, "tools")))
+
+path = os.pathsep.join([config.llvm_tools_dir, bindir, config.environment.get("PATH", os.environ["PATH"])])
+config.environment["PATH"] = path
+config.environment["FILECHECK_OPTS"] = "-enable-var-scope --allow-unused-prefixes=false"
+# Diagnostics are tested without colour; a test that wants colour asks for it.
+config.environment["TERM"] = "dumb"
+for var in ("PYTHONPATH", "HOME"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]

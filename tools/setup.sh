@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# tools/setup.sh — install everything trlc needs to build and test on a fresh Debian machine.
+#
+# Idempotent: packages already present are skipped, so a second run takes seconds.
+# Needs root (or sudo) for apt-get; Python packages go to the active python3's pip.
+set -euo pipefail
+
+APT_PACKAGES=(
+    cmake ninja-build g++ make
+    libisl-dev
+    llvm-14-dev libclang-14-dev clang-14 llvm-14-tools libclang-rt-14-dev
+    nlohmann-json3-dev libcli11-dev libgtest-dev
+    libopenblas-dev
+)
+PIP_PACKAGES=(lit numpy)
+
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$p")
+    fi
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "setup: installing Debian packages: ${missing[*]}"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+    echo "setup: Debian packages present"
+fi
+
+PY=${PYTHON:-python3}
+pip_missing=()
+for p in "${PIP_PACKAGES[@]}"; do
+    if ! "$PY" -c "import $p" 2>/dev/null; then pip_missing+=("$p"); fi
+done
+if [ ${#pip_missing[@]} -gt 0 ]; then
+    echo "setup: installing Python packages: ${pip_missing[*]}"
+    "$PY" -m pip install -q "${pip_missing[@]}"
+else
+    echo "setup: Python packages present"
+fi
