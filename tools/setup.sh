@@ -12,7 +12,7 @@ APT_PACKAGES=(
     nlohmann-json3-dev libcli11-dev libgtest-dev
     libopenblas-dev
 )
-PIP_PACKAGES=(lit numpy)
+PIP_PACKAGES=(lit numpy gymnasium)
 
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
