@@ -179,7 +179,7 @@ private:
         PdgNode n;
         n.kind = PdgNode::Tensor;
         n.name = t.name;
-        n.tuple = t.name;
+        n.tuple = is_identifier(t.name) ? t.name : "tuple_" + sanitize(t.name);
         n.ir_index = i;
         n.dim_names = dim_names(t.dims);
         n.loc = t.loc;
