@@ -34,7 +34,7 @@ using ast::OpKind;
 class Parser {
 public:
     Parser(const SourceManager &sm, int file, Diagnostics &diag)
-        : lexer_(sm, file, diag), file_(file), diag_(diag), line_offsets_(sm.file(file).line_starts) {
+        : lexer_(sm, file, diag), file_(file), diag_(diag) {
         toks_.push_back(lexer_.next());
     }
 
@@ -556,17 +556,15 @@ private:
         return e;
     }
 
-    ExprPtr binary(OpKind op, ExprPtr a, ExprPtr b) {
-        ExprPtr e = node(ExprKind::Binary, a->loc);
-        size_t begin = offset_of(a->loc);
-        e->loc = span(begin, a->loc);
+    /** A binary node whose range starts at byte "begin" (the left operand as
+     *  written, including its parentheses) and ends at the last token read. */
+    ExprPtr binary(OpKind op, ExprPtr a, ExprPtr b, size_t begin, Loc begin_loc) {
+        ExprPtr e = node(ExprKind::Binary, begin_loc);
+        e->loc = span(begin, begin_loc);
         e->op = op;
         e->args = {std::move(a), std::move(b)};
         return e;
     }
-
-    /** Byte offset of a Loc inside the file (lines are counted by the lexer). */
-    size_t offset_of(Loc l) const { return line_offsets_.at(l.line - 1) + (l.col - 1); }
 
     // expr := or
     ExprPtr expression() {
@@ -577,11 +575,13 @@ private:
     // or := and { '||' and }
     ExprPtr or_expr() {
         Guard g(*this);
+        size_t begin = cur().offset;
+        Loc begin_loc = cur().loc;
         ExprPtr e = and_expr();
         while (at(Tok::OrOr)) {
             advance();
             g.step();
-            e = binary(OpKind::Or, e, and_expr());
+            e = binary(OpKind::Or, e, and_expr(), begin, begin_loc);
         }
         return e;
     }
@@ -589,11 +589,13 @@ private:
     // and := cmp { '&&' cmp }
     ExprPtr and_expr() {
         Guard g(*this);
+        size_t begin = cur().offset;
+        Loc begin_loc = cur().loc;
         ExprPtr e = comparison();
         while (at(Tok::AndAnd)) {
             advance();
             g.step();
-            e = binary(OpKind::And, e, comparison());
+            e = binary(OpKind::And, e, comparison(), begin, begin_loc);
         }
         return e;
     }
@@ -613,12 +615,14 @@ private:
     // cmp := add [ ( '<' | '<=' | '>' | '>=' | '==' | '!=' ) add ]   (non-associative)
     ExprPtr comparison() {
         Guard g(*this);
+        size_t begin = cur().offset;
+        Loc begin_loc = cur().loc;
         ExprPtr e = additive();
         OpKind op;
         if (comparison_op(cur().kind, &op)) {
             advance();
             g.step();
-            e = binary(op, e, additive());
+            e = binary(op, e, additive(), begin, begin_loc);
             if (comparison_op(cur().kind, &op))
                 fail("comparisons cannot be chained; combine them with '&&' (a < b && b < c)");
         }
@@ -628,11 +632,13 @@ private:
     // add := mul { ( '+' | '-' ) mul }
     ExprPtr additive() {
         Guard g(*this);
+        size_t begin = cur().offset;
+        Loc begin_loc = cur().loc;
         ExprPtr e = multiplicative();
         while (at(Tok::Plus) || at(Tok::Minus)) {
             OpKind op = advance().kind == Tok::Plus ? OpKind::Add : OpKind::Sub;
             g.step();
-            e = binary(op, e, multiplicative());
+            e = binary(op, e, multiplicative(), begin, begin_loc);
         }
         return e;
     }
@@ -640,6 +646,8 @@ private:
     // mul := unary { ( '*' | '/' | '%' | '@' ) unary }
     ExprPtr multiplicative() {
         Guard g(*this);
+        size_t begin = cur().offset;
+        Loc begin_loc = cur().loc;
         ExprPtr e = unary();
         while (true) {
             OpKind op;
@@ -652,7 +660,7 @@ private:
             }
             advance();
             g.step();
-            e = binary(op, e, unary());
+            e = binary(op, e, unary(), begin, begin_loc);
         }
     }
 
@@ -679,26 +687,29 @@ private:
 
     // power := postfix [ '**' unary ]      (right-associative; -x**2 = -(x**2))
     ExprPtr power() {
+        size_t begin = cur().offset;
+        Loc begin_loc = cur().loc;
         ExprPtr base = postfix();
         if (!at(Tok::StarStar)) return base;
         advance();
-        return binary(OpKind::Pow, base, unary());
+        return binary(OpKind::Pow, base, unary(), begin, begin_loc);
     }
 
     // postfix := primary { '(' args ')' | '[' index { ',' index } ']' | '.' IDENT }
     ExprPtr postfix() {
         Guard g(*this);
         size_t begin = cur().offset;
+        Loc begin_loc = cur().loc;
         ExprPtr e = primary();
         while (true) {
             if (at(Tok::LParen)) {
                 if (e->kind != ExprKind::Name && e->kind != ExprKind::Member)
                     fail("only a function name (f or module.f) can be called");
                 g.step();
-                e = call(e, begin);
+                e = call(e, begin, begin_loc);
             } else if (at(Tok::LBracket)) {
                 g.step();
-                e = index(e, begin);
+                e = index(e, begin, begin_loc);
             } else if (at(Tok::Dot)) {
                 if (e->kind != ExprKind::Name && e->kind != ExprKind::Member)
                     fail("'.' can only follow a module name (nn.linear)");
@@ -707,7 +718,7 @@ private:
                 ExprPtr m = node(ExprKind::Member, e->loc);
                 m->name = expect(Tok::Ident, "expected a name after '.'").text;
                 m->args = {e};
-                m->loc = span(begin, e->loc);
+                m->loc = span(begin, begin_loc);
                 e = m;
             } else {
                 return e;
@@ -716,7 +727,7 @@ private:
     }
 
     // args := [ arg { ',' arg } [','] ];  arg := expr | IDENT '=' expr
-    ExprPtr call(ExprPtr callee, size_t begin) {
+    ExprPtr call(ExprPtr callee, size_t begin, Loc begin_loc) {
         Loc open = advance().loc;
         ExprPtr e = node(ExprKind::Call, callee->loc);
         e->args.push_back(callee);
@@ -736,12 +747,12 @@ private:
             if (!accept(Tok::Comma)) break;
         }
         expect_close(Tok::RParen, "expected ')' to close the argument list", open, "(");
-        e->loc = span(begin, callee->loc);
+        e->loc = span(begin, begin_loc);
         return e;
     }
 
     // index := expr | [ expr ] ':' [ expr ]
-    ExprPtr index(ExprPtr base, size_t begin) {
+    ExprPtr index(ExprPtr base, size_t begin, Loc begin_loc) {
         Loc open = advance().loc;
         ExprPtr e = node(ExprKind::Index, base->loc);
         e->args.push_back(base);
@@ -762,7 +773,7 @@ private:
             if (!accept(Tok::Comma) || at(Tok::RBracket)) break;
         }
         expect_close(Tok::RBracket, "expected ']' to close index list", open, "[");
-        e->loc = span(begin, base->loc);
+        e->loc = span(begin, begin_loc);
         return e;
     }
 
@@ -849,7 +860,6 @@ private:
     size_t pos_ = 0;
     int file_;
     Diagnostics &diag_;
-    std::vector<size_t> line_offsets_;
     int depth_ = 0;
 };
 
