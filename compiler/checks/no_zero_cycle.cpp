@@ -13,7 +13,9 @@
 //   zero-distance dependence cycle: a[t] -> b[t] -> a[t]
 // at the first tensor's equation, with a note at each read along the cycle.
 // Points are written relative to the first one (`x[t] -> x[t+1] -> x[t]` is a
-// "dependence cycle" whose distance is not zero but which is still a cycle).
+// "dependence cycle" whose distance is not zero but which is still a cycle);
+// when only some points of the first tensor are on cycles, " (at t = 7)" names
+// the first point.
 // Requires: build_pdg, check_reads_defined (relations restricted to defined points).
 #include <isl/ctx.h>
 #include <isl/map.h>
@@ -190,7 +192,15 @@ private:
         }
         Point start;
         if (!first_point_of(on_cycle.domain(), &start)) return;
-        report(start, r, edges);
+        // Say where, unless every point of the first tensor is on a cycle.
+        bool everywhere = false;
+        const PdgNode &first = g_.nodes[start.node];
+        on_cycle.domain().foreach_set([&](isl::set s) {
+            const char *name = isl_set_get_tuple_name(s.get());
+            if (name && first.tuple == name)
+                everywhere = concrete(g_, first.domain).is_subset(s.coalesce());
+        });
+        report(start, r, edges, everywhere);
     }
 
     /* A shortest cycle from "start" back to itself, breadth first over R. */
@@ -253,7 +263,7 @@ private:
     }
 
     void report(const Point &start, const isl::union_map &r,
-                const std::vector<std::pair<int, isl::map>> &edges) {
+                const std::vector<std::pair<int, isl::map>> &edges, bool everywhere) {
         std::vector<Point> path = find_cycle(start, r);
         const PdgNode &first = g_.nodes[start.node];
         if (path.size() < 2) {
@@ -273,6 +283,20 @@ private:
         if (steps[0] >= 0) {
             const PdgEdge &e = g_.edges[steps[0]];
             at = g_.nodes[e.consumer].equations[e.equation].loc;
+        }
+        if (!everywhere && !first.dim_names.empty()) {
+            chain += " (at ";
+            if (first.dim_names.size() == 1) {
+                chain += first.dim_names[0] + " = " + std::to_string(start.coords[0]);
+            } else {
+                std::string lhs, rhs;
+                for (size_t k = 0; k < first.dim_names.size(); ++k) {
+                    lhs += (k ? ", " : "") + first.dim_names[k];
+                    rhs += (k ? ", " : "") + std::to_string(start.coords[k]);
+                }
+                chain += "(" + lhs + ") = (" + rhs + ")";
+            }
+            chain += ")";
         }
         diag_.error(at, std::string(zero ? "zero-distance dependence cycle: " : "dependence cycle: ") +
                             chain);

@@ -436,7 +436,7 @@ TEST(Checks, ForwardAndBackwardReadsMakeACycle) {
          3);
     PdgRun run(b.p);
     EXPECT_EQ(run.errors(),
-              "p.trl:3:1: error: dependence cycle: x[t] -> x[t+1] -> x[t]\n"
+              "p.trl:3:1: error: dependence cycle: x[t] -> x[t+1] -> x[t] (at t = 1)\n"
               "p.trl:3:8: note: x[t] reads x[t+1] here\n"
               "p.trl:3:17: note: x[t+1] reads x[t] here\n");
 }
@@ -453,10 +453,63 @@ TEST(Checks, ThreeTensorCycleThroughAnEmptyDomainTensor) {
     b.eq(c, {t}, {V(0)}, b.read(a, {pt(var(0))}, 3, 8), 3);
     PdgRun run(b.p);
     EXPECT_EQ(run.errors(),
-              "p.trl:1:1: error: zero-distance dependence cycle: a[t] -> w -> c[t] -> a[t]\n"
+              "p.trl:1:1: error: zero-distance dependence cycle: a[t] -> w -> c[t] -> a[t] (at t = 2)\n"
               "p.trl:1:8: note: a[t] reads w here\n"
               "p.trl:2:5: note: w reads c[t] here\n"
               "p.trl:3:8: note: c[t] reads a[t] here\n");
+}
+
+TEST(Checks, ClampAtTheEndIsASelfCycleThere) {
+    ProgBuilder b;
+    int t = b.dim("t", "T", 8);
+    int x = b.tensor("x", {t}, 1);
+    b.eq(x, {t}, {V(0)}, b.read(x, {pt(mn(var(0, 1), cst(7)))}, 1, 8), 1);
+    PdgRun run(b.p);
+    EXPECT_EQ(run.errors(),
+              "p.trl:1:1: error: zero-distance dependence cycle: x[t] -> x[t] (at t = 7)\n"
+              "p.trl:1:8: note: x[t] reads x[t] here\n");
+}
+
+TEST(Checks, NonUniformReadsAreAcyclic) {
+    // x[t] = x[2t+1] for t < 4, constants above: chains 0 -> 1 -> 3 -> 7 end.
+    ProgBuilder b;
+    int t = b.dim("t", "T", 8);
+    int x = b.tensor("x", {t}, 1);
+    auto lt4 = cmp(ir::BinaryOp::Lt, aff(0, {1}), aff(4));
+    b.eq(x, {t}, {V(0)}, b.read(x, {pt(ix(aff(1, {2})))}, 1, 8), 1, lt4);
+    b.eq(x, {t}, {V(0)}, b.constant(), 2, not_(lt4));
+    PdgRun run(b.p);
+    EXPECT_EQ(run.errors(), "");
+    EXPECT_CONTAINS(run.dump, "read x[2*t+1]: { x[t] -> x[t'] : t' = 1 + 2t and 0 <= t <= 3 }");
+}
+
+TEST(Checks, PrefixSumOverTheFutureIsACycleOnlyWithoutTheBase) {
+    // x[t] = sum(x[t+1:T]) reads strictly later points: acyclic.  x[t] = sum(x[t:T]) reads itself.
+    for (int lo : {1, 0}) {
+        ProgBuilder b;
+        int t = b.dim("t", "T", 6);
+        int x = b.tensor("x", {t}, 1);
+        b.eq(x, {t}, {V(0)}, b.read(x, {sl(var(0, lo), cst(6))}, 1, 8), 1);
+        PdgRun run(b.p);
+        if (lo == 1) EXPECT_EQ(run.errors(), "");
+        else
+            EXPECT_EQ(run.errors(), "p.trl:1:1: error: zero-distance dependence cycle: x[t] -> x[t]\n"
+                                    "p.trl:1:8: note: x[t] reads x[t] here\n");
+    }
+}
+
+TEST(Checks, LongDependenceChainsStayFast) {
+    // B*T = 8 * 100000 points: isl works on the relations, never on the points.
+    ProgBuilder b;
+    int bb = b.dim("b", "B", 8);
+    int t = b.dim("t", "T", 100000);
+    int x = b.tensor("x", {bb, t}, 1);
+    int y = b.tensor("y", {bb, t}, 2);
+    b.eq(x, {bb}, {V(0), C(0)}, b.constant(), 1);
+    b.eq(x, {bb, t}, {V(0), S(1, 1)}, b.read(y, {pt(var(0)), pt(var(1))}, 2, 8), 2);
+    b.eq(y, {bb, t}, {V(0), V(1)}, b.read(x, {pt(var(0)), sl(cst(0), var(1, 1))}, 3, 8), 3);
+    PdgRun run(b.p);
+    EXPECT_EQ(run.errors(), "");
 }
 
 // ---- printers -------------------------------------------------------------------------------
