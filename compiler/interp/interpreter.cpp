@@ -1,6 +1,201 @@
+// interpreter — `trlc --interpret`: loads, then every emit (all points of the first emit in
+// lexicographic order, then the next emit, …), then every save, in program order.  Evaluation
+// recurses along dependences (a reverse recurrence over T = 100000 nests 100000 deep), so it
+// runs on a thread with a 2 GiB stack (reserved address space; only touched pages are used).
 #include "interp/interpreter.h"
+
+#include <pthread.h>
+
+#include <exception>
+#include <iostream>
+
+#include "interp/eval.h"
+#include "interp/outputs.h"
+#include "trl_npy.h"
+
 namespace trlc {
-int interpret(const ir::Program &, const InterpOptions &, Diagnostics &) {
-    internal_error("interpreter not implemented yet", __FILE__, __LINE__);
+
+namespace {
+
+using interp::OpError;
+using interp::RuntimeError;
+using interp::Value;
+
+bool ends_with(const std::string &s, const std::string &suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
+
+std::string join_path(const std::string &dir, const std::string &path) {
+    if (path.empty() || path[0] == '/' || dir.empty() || dir == ".") return path;
+    return dir + (dir.back() == '/' ? "" : "/") + path;
+}
+
+/** Check a loaded array against the declared type (static shape). */
+void check_loaded(const ir::Tensor &t, const ir::Type &ty, const Value &v, const std::string &what) {
+    interp::Shape want;
+    for (const auto &e : ty.shape) want.push_back(e.max_value);
+    if (ty.is_tuple || v.dtype != ty.dtype || v.shape != want)
+        throw RuntimeError{t.loc,
+                           what + " holds " + interp::value_type_string(v) + ", but " + t.name +
+                               " is declared " + (ty.is_tuple ? std::string("a tuple")
+                                                               : interp::shape_string(ty.dtype, want)),
+                           {}};
+}
+
+void load_tensor(interp::Evaluator &ev, int ti, const ir::Tensor &t) {
+    if (!t.dims.empty())
+        throw RuntimeError{t.loc, "load of " + t.name + ": a loaded tensor has an empty domain", {}};
+    std::string err;
+    if (ends_with(t.load_path, ".npz")) {
+        std::vector<trl::NpzMember> ms;
+        if (!trl::npz_load(t.load_path, &ms, &err)) throw RuntimeError{t.loc, "cannot load " + err, {}};
+        Value v;
+        if (t.type.is_tuple) {
+            if (ms.size() != t.type.elems.size())
+                throw RuntimeError{t.loc,
+                                   t.load_path + " holds " + std::to_string(ms.size()) +
+                                       " arrays, but " + t.name + " is declared a tuple of " +
+                                       std::to_string(t.type.elems.size()),
+                                   {}};
+            v.is_tuple = true;
+            for (size_t i = 0; i < ms.size(); ++i) {
+                Value e = interp::from_npy(ms[i].second);
+                check_loaded(t, t.type.elems[i], e, t.load_path + "[" + ms[i].first + "]");
+                v.elems.push_back(std::move(e));
+            }
+        } else {
+            if (ms.size() != 1)
+                throw RuntimeError{t.loc,
+                                   t.load_path + " holds " + std::to_string(ms.size()) +
+                                       " arrays, but " + t.name + " is one array",
+                                   {}};
+            v = interp::from_npy(ms[0].second);
+            check_loaded(t, t.type, v, t.load_path + "[" + ms[0].first + "]");
+        }
+        ev.set_loaded(ti, std::move(v));
+        return;
+    }
+    trl::NpyArray a;
+    if (!trl::npy_load(t.load_path, &a, &err)) throw RuntimeError{t.loc, "cannot load " + err, {}};
+    Value v = interp::from_npy(a);
+    check_loaded(t, t.type, v, t.load_path);
+    ev.set_loaded(ti, std::move(v));
+}
+
+void run_emit(interp::Evaluator &ev, const ir::Program &prog, const ir::Emit &e, std::ostream &out) {
+    std::vector<int64_t> bounds, point(e.vars.size(), 0);
+    int64_t total = 1;
+    for (int d : e.vars) {
+        bounds.push_back(prog.dims[d].bound);
+        total *= prog.dims[d].bound;
+    }
+    std::string line;
+    for (int64_t i = 0; i < total; ++i) {
+        line = "{";
+        for (size_t f = 0; f < e.fields.size(); ++f) {
+            if (f) line += ',';
+            line += '"' + e.fields[f].first + "\":";
+            Value v = ev.eval_root(e.fields[f].second, point, e.stream);
+            try {
+                interp::append_json(line, v);
+            } catch (const OpError &err) {
+                throw RuntimeError{e.fields[f].second->loc, err.message, {}};
+            }
+        }
+        line += "}\n";
+        out << line;
+        for (size_t d = point.size(); d-- > 0;) {
+            if (++point[d] < bounds[d]) break;
+            point[d] = 0;
+        }
+    }
+    out.flush();
+}
+
+void run_save(interp::Evaluator &ev, const ir::Save &s, const std::string &dir) {
+    Value v = ev.eval_root(s.value, {}, s.path);
+    std::string path = join_path(dir, s.path), err;
+    try {
+        if (ends_with(s.path, ".npz")) {
+            std::vector<trl::NpzMember> ms;
+            if (v.is_tuple) {
+                for (size_t i = 0; i < v.elems.size(); ++i) {
+                    if (v.elems[i].is_tuple)
+                        throw OpError{"a nested tuple cannot be saved (flatten it first)"};
+                    ms.push_back({"arr_" + std::to_string(i), interp::to_npy(v.elems[i])});
+                }
+            } else {
+                ms.push_back({"arr_0", interp::to_npy(v)});
+            }
+            if (!trl::npz_save(path, ms, &err)) throw OpError{err};
+        } else {
+            if (!trl::npy_save(path, interp::to_npy(v), &err)) throw OpError{err};
+        }
+    } catch (const OpError &e) {
+        throw RuntimeError{s.loc, e.message, {}};
+    }
+}
+
+struct Job {
+    const ir::Program *prog;
+    const InterpOptions *opts;
+    std::ostream *out;
+    bool failed = false;
+    RuntimeError error;
+    std::exception_ptr other;
+};
+
+void run_all(Job &job) {
+    try {
+        const ir::Program &prog = *job.prog;
+        interp::Evaluator ev(prog, job.opts->seed);
+        for (size_t t = 0; t < prog.tensors.size(); ++t)
+            if (prog.tensors[t].is_load) load_tensor(ev, static_cast<int>(t), prog.tensors[t]);
+        for (const ir::Emit &e : prog.emits) run_emit(ev, prog, e, *job.out);
+        for (const ir::Save &s : prog.saves) run_save(ev, s, job.opts->output_dir);
+    } catch (const RuntimeError &e) {
+        job.failed = true;
+        job.error = e;
+    } catch (...) {
+        job.other = std::current_exception();
+    }
+}
+
+void *thread_main(void *arg) {
+    run_all(*static_cast<Job *>(arg));
+    return nullptr;
+}
+
+/** Run the job on a thread with a big stack; fall back to smaller stacks, then to this one. */
+void run_on_big_stack(Job &job) {
+    for (size_t mib : {2048, 512, 64}) {
+        pthread_attr_t attr;
+        if (pthread_attr_init(&attr) != 0) break;
+        pthread_t th;
+        bool ok = pthread_attr_setstacksize(&attr, mib << 20) == 0 &&
+                  pthread_create(&th, &attr, thread_main, &job) == 0;
+        pthread_attr_destroy(&attr);
+        if (ok) {
+            pthread_join(th, nullptr);
+            return;
+        }
+    }
+    run_all(job);
+}
+
+}  // namespace
+
+int interpret(const ir::Program &prog, const InterpOptions &opts, Diagnostics &diag) {
+    Job job;
+    job.prog = &prog;
+    job.opts = &opts;
+    job.out = opts.log ? opts.log : &std::cout;
+    run_on_big_stack(job);
+    if (job.other) std::rethrow_exception(job.other);
+    if (!job.failed) return 0;
+    diag.error(job.error.loc, job.error.message);
+    for (const auto &n : job.error.notes) diag.note(n.first, n.second);
+    return 1;
+}
+
 }  // namespace trlc
