@@ -53,6 +53,8 @@ struct IndexExpr {
     std::shared_ptr<const IndexExpr> a, b;  // when Min/Max
 };
 using IndexExprPtr = std::shared_ptr<const IndexExpr>;
+/** "8 - t", "min(t + 3, 12)": variables named by "var_names" (v0, v1, … when missing). */
+std::string index_expr_to_string(const IndexExpr &e, const std::vector<std::string> &var_names = {});
 
 /** One spatial extent: a constant, or (dynamic) an index expression of the
  *  equation's variables; `max_value` is its largest value over the domain

@@ -1,7 +1,38 @@
+// sema — the pipeline of semantic analysis (see sema/sema_impl.h for the
+// files that implement each step).
 #include "sema/sema.h"
+
+#include "sema/sema_impl.h"
+
 namespace trlc {
-std::optional<ir::Program> analyze(const ast::Module &, SourceManager &, Diagnostics &, const SemaOptions &) {
-    internal_error("sema not implemented yet", __FILE__, __LINE__);
+
+namespace sema {
+
+std::optional<ir::Program> Sema::run(const ast::Module &main) {
+    load_modules(main);
+    collect_names();
+    if (diag_.has_errors()) return std::nullopt;
+    eval_dims();
+    for (size_t c = 0; c < consts_.size(); ++c)
+        const_value(static_cast<int>(c), consts_[c].decl->name_loc.valid()
+                                             ? consts_[c].decl->name_loc : consts_[c].decl->loc);
+    collect_tensors();
+    infer_domains();
+    lower_externs();
+    build_equations();
+    type_tensors();
+    check_read_consistency();
+    lower_outputs();
+    if (diag_.has_errors()) return std::nullopt;
+    return std::move(prog_);
 }
-void print_types(const ir::Program &, std::ostream &) {}
+
+}  // namespace sema
+
+std::optional<ir::Program> analyze(const ast::Module &main, SourceManager &sm, Diagnostics &diag,
+                                   const SemaOptions &opts) {
+    sema::Sema s(sm, diag, opts);
+    return s.run(main);
+}
+
 }  // namespace trlc

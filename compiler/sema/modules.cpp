@@ -1,0 +1,187 @@
+// modules — imports and global names.
+//
+// `import std.x.y` reads <stdlib_dir>/std/x/y.trl (then each -I dir);
+// `import "p.trl"` reads p relative to the importing file, then each -I dir.
+// Every file is loaded and parsed once (import cycles are fine).  Each module
+// gets a table of its global names; a name defined twice in one module is an
+// error with a note at the first definition.  Imported modules may contain
+// only import, const, fn and extern declarations.
+#include <filesystem>
+
+#include "frontend/parser.h"
+#include "sema/sema_impl.h"
+
+namespace trlc::sema {
+
+namespace fs = std::filesystem;
+
+void Sema::error(Loc loc, const std::string &msg) {
+    auto key = std::make_tuple(loc.file, loc.line, loc.col, msg);
+    if (!reported_.insert(key).second) {
+        last_suppressed_ = true;
+        return;
+    }
+    last_suppressed_ = false;
+    diag_.error(loc, msg);
+}
+
+void Sema::note(Loc loc, const std::string &msg) {
+    if (!last_suppressed_) diag_.note(loc, msg);
+}
+
+std::string Sema::text(Loc loc) const {
+    if (!loc.valid() || loc.file >= sm_.size()) return "";
+    std::string_view line = sm_.file(loc.file).line(loc.line);
+    size_t start = loc.col > 0 ? static_cast<size_t>(loc.col - 1) : 0;
+    if (start >= line.size()) return "";
+    return std::string(line.substr(start, static_cast<size_t>(std::max(loc.length, 1))));
+}
+
+const Entity *Sema::lookup(int module, const std::string &name) const {
+    const auto &names = modules_[module].names;
+    auto it = names.find(name);
+    return it == names.end() ? nullptr : &it->second;
+}
+
+bool Sema::define(int module, const std::string &name, Entity e) {
+    auto &names = modules_[module].names;
+    auto it = names.find(name);
+    if (it != names.end()) {
+        error(e.loc, "duplicate definition of '" + name + "'");
+        note(it->second.loc, "'" + name + "' is first defined here");
+        return false;
+    }
+    names.emplace(name, e);
+    return true;
+}
+
+namespace {
+
+/* The files an import may name, in search order. */
+std::vector<std::string> candidates(const ast::Decl &d, const std::string &importer,
+                                    const SemaOptions &opts) {
+    std::vector<std::string> out;
+    if (d.is_path) {
+        fs::path p(d.module);
+        if (p.is_absolute()) return {p.lexically_normal().string()};
+        out.push_back((fs::path(importer).parent_path() / p).lexically_normal().string());
+        for (const std::string &dir : opts.include_dirs)
+            out.push_back((fs::path(dir) / p).lexically_normal().string());
+        return out;
+    }
+    std::string rel = d.module;
+    for (char &c : rel)
+        if (c == '.') c = '/';
+    rel += ".trl";
+    if (!opts.stdlib_dir.empty())
+        out.push_back((fs::path(opts.stdlib_dir) / rel).lexically_normal().string());
+    for (const std::string &dir : opts.include_dirs)
+        out.push_back((fs::path(dir) / rel).lexically_normal().string());
+    return out;
+}
+
+std::string canonical(const std::string &path) {
+    std::error_code ec;
+    fs::path c = fs::weakly_canonical(path, ec);
+    return ec ? path : c.string();
+}
+
+}  // namespace
+
+void Sema::load_modules(const ast::Module &main) {
+    ModuleInfo m;
+    m.name = "main";
+    m.file = main.file;
+    m.ast = &main;
+    m.is_main = true;
+    modules_.push_back(m);
+    std::map<std::string, int> by_path;  // canonical path → module
+    if (main.file >= 0) by_path[canonical(sm_.file(main.file).path)] = 0;
+
+    for (size_t mi = 0; mi < modules_.size(); ++mi) {
+        const ast::Module *mod = modules_[mi].ast;
+        std::string importer = mod->file >= 0 ? sm_.file(mod->file).path : std::string();
+        for (const ast::Decl &d : mod->decls) {
+            if (d.kind != ast::DeclKind::Import) continue;
+            std::vector<std::string> paths = candidates(d, importer, opts_);
+            int target = -1;
+            for (const std::string &p : paths) {
+                std::error_code ec;
+                if (!fs::is_regular_file(p, ec)) continue;
+                std::string key = canonical(p);
+                auto it = by_path.find(key);
+                if (it != by_path.end()) {
+                    target = it->second;
+                    break;
+                }
+                std::string err;
+                int file = sm_.load(p, &err);
+                if (file < 0) {
+                    error(d.loc, err);
+                    break;
+                }
+                owned_.push_back(std::make_unique<ast::Module>(parse(sm_, file, diag_)));
+                owned_.back()->file = file;
+                ModuleInfo info;
+                info.name = d.is_path ? p : d.module;
+                info.file = file;
+                info.ast = owned_.back().get();
+                target = static_cast<int>(modules_.size());
+                by_path[key] = target;
+                modules_.push_back(info);
+                break;
+            }
+            if (target < 0) {
+                std::string what = d.is_path ? "\"" + d.module + "\"" : "'" + d.module + "'";
+                error(d.loc, "module " + what + " not found");
+                std::string list;
+                for (const std::string &p : paths) list += (list.empty() ? "" : ", ") + p;
+                note(Loc{}, "searched: " + list);
+                continue;
+            }
+            std::string alias = d.alias;
+            if (alias.empty()) {
+                if (d.is_path) alias = fs::path(d.module).stem().string();
+                else alias = d.module.substr(d.module.rfind('.') + 1);
+            }
+            define(static_cast<int>(mi), alias, {EntityKind::Module, target, d.loc});
+        }
+    }
+}
+
+void Sema::collect_names() {
+    for (size_t mi = 0; mi < modules_.size(); ++mi) {
+        int m = static_cast<int>(mi);
+        for (const ast::Decl &d : modules_[mi].ast->decls) {
+            Loc at = d.name_loc.valid() ? d.name_loc : d.loc;
+            switch (d.kind) {
+            case ast::DeclKind::Import: break;
+            case ast::DeclKind::Const:
+                {
+                ConstInfo ci;
+                ci.decl = &d;
+                ci.module = m;
+                consts_.push_back(ci);
+                }
+                define(m, d.name, {EntityKind::Const, static_cast<int>(consts_.size()) - 1, at});
+                break;
+            case ast::DeclKind::Fn:
+                fns_.push_back({&d, m});
+                define(m, d.name, {EntityKind::Fn, static_cast<int>(fns_.size()) - 1, at});
+                break;
+            case ast::DeclKind::Extern:
+                extern_decls_.push_back(&d);
+                define(m, d.name,
+                       {EntityKind::Extern, static_cast<int>(extern_decls_.size()) - 1, at});
+                break;
+            default:
+                if (!modules_[mi].is_main)
+                    error(d.loc, "an imported module may only contain import, const, fn and "
+                                 "extern declarations");
+                break;
+            }
+        }
+    }
+}
+
+}  // namespace trlc::sema
