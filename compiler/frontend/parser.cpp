@@ -52,7 +52,7 @@ public:
                 end_of_declaration();
                 m.decls.push_back(std::move(d));
             } catch (const ParseFailure &) {
-                synchronize();
+                synchronize(open_braces_);
             }
         }
         return m;
@@ -131,8 +131,8 @@ private:
     }
 
     /** Skip to the start of the next declaration after a syntax error. */
-    void synchronize() {
-        int braces = 0;
+    void synchronize(int braces) {
+        open_braces_ = 0;
         while (!at(Tok::Eof)) {
             Tok k = cur().kind;
             if (braces == 0 && (k == Tok::Newline || k == Tok::Semi)) return;
@@ -191,6 +191,7 @@ private:
     // decl := import | dim | const | fn | emit | save | load | extern | equation
     ast::Decl declaration() {
         depth_ = 0;
+        open_braces_ = 0;
         switch (cur().kind) {
         case Tok::KwImport: return import_decl();
         case Tok::KwDim: return dim_decl();
@@ -401,6 +402,7 @@ private:
         }
         if (!at(Tok::LBrace)) fail("expected '=' or '{' after the parameter list");
         Loc brace = advance().loc;
+        ++open_braces_;
         skip_separators();
         while (!at(Tok::RBrace)) {
             if (at(Tok::Eof)) {
@@ -415,6 +417,7 @@ private:
             skip_separators();
         }
         advance();
+        --open_braces_;
         return d;
     }
 
@@ -469,6 +472,7 @@ private:
             expect_close(Tok::RBracket, "expected ']' to close the emit's dims", open, "[");
         }
         Loc brace = expect(Tok::LBrace, "expected '{' and the record fields after the stream").loc;
+        ++open_braces_;
         skip_newlines();
         while (!at(Tok::RBrace)) {
             std::string key = expect(Tok::Ident, "expected a field name in the emit record")
@@ -484,6 +488,7 @@ private:
             skip_newlines();
         }
         expect_close(Tok::RBrace, "expected ',' or '}' after the record field", brace, "{");
+        --open_braces_;
         return d;
     }
 
@@ -860,7 +865,8 @@ private:
     size_t pos_ = 0;
     int file_;
     Diagnostics &diag_;
-    int depth_ = 0;
+    int depth_ = 0;        // expression nesting (kMaxNesting)
+    int open_braces_ = 0;  // '{' of the current declaration not yet closed
 };
 
 }  // namespace
