@@ -4,9 +4,9 @@
 // tensor_point(x, p) finds the equation of x that defines p (equations by specificity, most
 // specific first; the first whose pattern matches p: var = coord - shift, constants equal, every
 // var in [0, bound), guard true), evaluates its body with the variables bound, converts the
-// result to x's dtype and remembers it.  A point no equation defines, a point outside the
-// domain, and a point that is already being evaluated (a dependence cycle) are run-time errors
-// at the Read that asked for it.  Recursion follows the dependences, so the caller must run on a
+// result to x's dtype and remembers it.  A point no equation defines (points may lie past a
+// dim's bound when a shift pattern reaches there) and a point that is already being evaluated
+// (a dependence cycle) are run-time errors at the Read that asked for it.  Recursion follows the dependences, so the caller must run on a
 // large stack (interpreter.cpp uses a 2 GiB thread).
 #include <cstdint>
 #include <memory>
@@ -67,7 +67,14 @@ private:
     uint64_t seed_;
     std::vector<std::vector<int>> order_;  // per tensor: equation indices, most specific first
     std::vector<trl::Philox2x32Key> streams_;
-    std::vector<std::unordered_map<int64_t, Entry>> memo_;
+    struct PointHash {
+        size_t operator()(const std::vector<int64_t> &p) const {
+            uint64_t h = 0xcbf29ce484222325ull;
+            for (int64_t c : p) h = (h ^ static_cast<uint64_t>(c)) * 0x100000001b3ull;
+            return static_cast<size_t>(h ^ (h >> 29));
+        }
+    };
+    std::vector<std::unordered_map<std::vector<int64_t>, Entry, PointHash>> memo_;
     int64_t points_ = 0;
 };
 

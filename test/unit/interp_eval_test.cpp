@@ -246,7 +246,7 @@ TEST(InterpEval, CycleIsARuntimeError) {
         << b.diags;
 }
 
-TEST(InterpEval, ReadOutsideTheDomainIsARuntimeError) {
+TEST(InterpEval, ReadPastTheDefinedPointsIsARuntimeError) {
     Builder b;
     int t = b.dim("t", 4);
     int x = b.tensor("x", {t}, ty(DType::F32));
@@ -256,9 +256,24 @@ TEST(InterpEval, ReadOutsideTheDomainIsARuntimeError) {
     b.emit("e", {t}, {{"y", read(y, ty(DType::F32), {pt(var(0))})}});
     EXPECT_EQ(b.run(), 1);
     EXPECT_EQ(b.lines().size(), 3u);  // t = 0, 1, 2 were emitted before the failure
-    EXPECT_EQ(b.diags.rfind("prog.trl:2:8: error: x is read at t = 4, outside its domain t in [0, 4)\n", 0),
-              0u)
+    EXPECT_EQ(b.diags.rfind("prog.trl:2:8: error: x is not defined at t = 4 (no equation of x "
+                            "matches this point)\n", 0), 0u)
         << b.diags;
+}
+
+TEST(InterpEval, ShiftPatternDefinesPointsPastTheBound) {
+    // x[0] = 0; x[t+1] = x[t] + 1 with t < 3 defines x[0..3]; emit reads x[3] = x[T].
+    Builder b;
+    int t = b.dim("t", 3);
+    Type i32 = ty(DType::I32);
+    int x = b.tensor("x", {t}, i32);
+    b.eq(x, {}, {pc(0)}, cst(0, DType::I32));
+    b.eq(x, {t}, {ps(0, 1)}, bin(BinaryOp::Add, read(x, i32, {pt(var(0))}), cst(1, DType::I32), DType::I32));
+    Type all = i32;
+    all.shape.push_back(Extent{4, nullptr});
+    b.emit("e", {}, {{"last", read(x, i32, {pt(aff(3))})}, {"all", read(x, all, {sl(aff(0), aff(4))})}});
+    ASSERT_EQ(b.run(), 0) << b.diags;
+    EXPECT_EQ(b.out, "{\"last\":3,\"all\":[0,1,2,3]}\n");
 }
 
 TEST(InterpEval, UndefinedPointIsARuntimeError) {
