@@ -208,6 +208,10 @@ std::string join_pieces(std::vector<std::string> pieces, const std::string &empt
         // "{ h[t] : 0 <= t <= 7 }" -> "h[t] : 0 <= t <= 7"
         if (p.size() >= 4 && p.compare(0, 2, "{ ") == 0 && p.compare(p.size() - 2, 2, " }") == 0)
             p = p.substr(2, p.size() - 4);
+        // A piece without constraints prints as "w[] :  ": keep just "w[]".
+        while (!p.empty() && p.back() == ' ') p.pop_back();
+        if (!p.empty() && p.back() == ':') p.pop_back();
+        while (!p.empty() && p.back() == ' ') p.pop_back();
     }
     std::sort(pieces.begin(), pieces.end());
     std::string out = "{ ";
