@@ -189,10 +189,18 @@ void Sema::eval_dims() {
         dim.name = d.name;
         dim.loc = d.name_loc.valid() ? d.name_loc : d.loc;
         int64_t value = 1;
-        if (d.bound_expr) {
-            auto v = eval_int(*d.bound_expr, 0, "a dim bound");
+        // `dim k < n` with a const n is an anonymous bound, like `dim k < 2*n`.
+        const Entity *as_const = d.bound_expr ? nullptr : lookup(0, d.bound);
+        if (as_const && as_const->kind != EntityKind::Const) as_const = nullptr;
+        if (d.bound_expr || as_const) {
+            ast::Expr name_expr;
+            name_expr.kind = ast::ExprKind::Name;
+            name_expr.name = d.bound;
+            name_expr.loc = d.bound_loc;
+            const ast::Expr &be = d.bound_expr ? *d.bound_expr : name_expr;
+            auto v = eval_int(be, 0, "a dim bound");
             if (v && *v < 1)
-                error(d.bound_expr->loc, "bad bound value: " + text(d.bound_expr->loc) + " = " +
+                error(be.loc, "bad bound value: " + text(be.loc) + " = " +
                                              std::to_string(*v) + "; bounds must be at least 1");
             else if (v)
                 value = *v;

@@ -47,8 +47,13 @@ bool Sema::define(int module, const std::string &name, Entity e) {
     auto &names = modules_[module].names;
     auto it = names.find(name);
     if (it != names.end()) {
-        error(e.loc, "duplicate definition of '" + name + "'");
-        note(it->second.loc, "'" + name + "' is first defined here");
+        // Names are collected kind by kind; report at the later of the two in the file.
+        Loc first = it->second.loc, second = e.loc;
+        if (first.file == second.file &&
+            (first.line > second.line || (first.line == second.line && first.col > second.col)))
+            std::swap(first, second);
+        error(second, "duplicate definition of '" + name + "'");
+        note(first, "'" + name + "' is first defined here");
         return false;
     }
     names.emplace(name, e);

@@ -10,8 +10,9 @@ namespace sema {
 
 std::optional<ir::Program> Sema::run(const ast::Module &main) {
     load_modules(main);
-    collect_names();
+    // A missing module would make every use of its names an error: stop here.
     if (diag_.has_errors()) return std::nullopt;
+    collect_names();
     eval_dims();
     for (size_t c = 0; c < consts_.size(); ++c)
         const_value(static_cast<int>(c), consts_[c].decl->name_loc.valid()
