@@ -78,6 +78,31 @@ std::vector<std::vector<int>> components(int n, const std::vector<std::vector<in
     return out;
 }
 
+}  // namespace
+
+bool exact_transitive_closure(const isl::union_map &r, isl::union_map *out) {
+    isl_ctx *ctx = r.ctx().get();
+    isl_ctx_set_max_operations(ctx, 20000000);
+    isl_ctx_reset_operations(ctx);
+    bool ok = true;
+    try {
+        isl::union_map c = r;
+        for (int round = 0; round < 64; ++round) {
+            isl::union_map next = c.unite(c.apply_range(c)).coalesce();
+            if (next.is_subset(c)) break;
+            c = next;
+        }
+        *out = c;
+    } catch (const isl::exception &) {
+        isl_ctx_reset_error(ctx);
+        ok = false;
+    }
+    isl_ctx_set_max_operations(ctx, 0);
+    return ok;
+}
+
+namespace {
+
 class CycleChecker {
 public:
     CycleChecker(const PdgImpl &g, Diagnostics &diag) : g_(g), diag_(diag) {
@@ -139,28 +164,6 @@ private:
         return found;
     }
 
-    /* Exact R+ by repeated squaring; false if isl ran out of its budget. */
-    bool exact_closure(const isl::union_map &r, isl::union_map *out) const {
-        isl_ctx *ctx = g_.isl.raw();
-        isl_ctx_set_max_operations(ctx, 20000000);
-        isl_ctx_reset_operations(ctx);
-        bool ok = true;
-        try {
-            isl::union_map c = r;
-            for (int round = 0; round < 64; ++round) {
-                isl::union_map next = c.unite(c.apply_range(c)).coalesce();
-                if (next.is_subset(c)) break;
-                c = next;
-            }
-            *out = c;
-        } catch (const isl::exception &) {
-            isl_ctx_reset_error(ctx);
-            ok = false;
-        }
-        isl_ctx_set_max_operations(ctx, 0);
-        return ok;
-    }
-
     void check_component(const std::vector<int> &comp) {
         isl::union_map r = isl::union_map::empty(g_.isl.ctx());
         std::vector<std::pair<int, isl::map>> edges;  // edge index, concrete access
@@ -181,7 +184,7 @@ private:
         if (on_cycle.is_empty()) return;
         if (exact != isl_bool_true) {
             isl::union_map exact_c;
-            if (!exact_closure(r, &exact_c)) {
+            if (!exact_transitive_closure(r, &exact_c)) {
                 const PdgNode &first = g_.nodes[comp[0]];
                 diag_.warning(first.loc, "could not prove that " + first.name +
                                              " has no dependence cycle (the analysis is too large)");

@@ -115,6 +115,11 @@ std::string describe_points(const PdgImpl &g, const isl::set &s,
 /** The coordinates of the lexicographically smallest point of concrete "s". */
 std::vector<int64_t> first_point(const isl::set &s);
 
+/** R+ of a concrete (parameter-free, finite) "r", exactly, by repeated squaring
+ *  (C := C ∪ C∘C until C stops growing; 64 rounds cover any path length).
+ *  Returns false if isl exceeded its operation budget (checks/no_zero_cycle.cpp). */
+bool exact_transitive_closure(const isl::union_map &r, isl::union_map *out);
+
 /** "line:col" of "loc". */
 std::string loc_string(const Loc &loc);
 
