@@ -23,6 +23,7 @@
 #include <isl/space.h>
 #include <isl/union_map.h>
 #include <isl/union_set.h>
+#include <isl/val.h>
 
 #include <algorithm>
 #include <functional>
@@ -144,7 +145,8 @@ private:
                                         n.dim_names[k].c_str());
         isl_set *s = isl_set_universe(sp);
         for (size_t k = 0; k < p.coords.size(); ++k)
-            s = isl_set_fix_si(s, isl_dim_set, static_cast<unsigned>(k), static_cast<int>(p.coords[k]));
+            s = isl_set_fix_val(s, isl_dim_set, static_cast<unsigned>(k),
+                                isl_val_int_from_si(g_.isl.raw(), static_cast<long>(p.coords[k])));
         return isl::union_set(isl::manage(s));
     }
 

@@ -233,8 +233,8 @@ bool is_box(const isl::set &s, std::vector<std::pair<int64_t, int64_t>> *ranges)
             return false;
         }
         ranges->push_back({val_to_int(lo), val_to_int(hi)});
-        box = isl_set_lower_bound_si(box, isl_dim_set, k, static_cast<int>(val_to_int(lo)));
-        box = isl_set_upper_bound_si(box, isl_dim_set, k, static_cast<int>(val_to_int(hi)));
+        box = isl_set_lower_bound_val(box, isl_dim_set, k, lo.copy());
+        box = isl_set_upper_bound_val(box, isl_dim_set, k, hi.copy());
     }
     return isl::manage(box).is_subset(s);
 }
