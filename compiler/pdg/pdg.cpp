@@ -235,6 +235,8 @@ private:
         n.kind = PdgNode::Save;
         n.name = "save \"" + s.path + "\"";
         n.tuple = "save_" + std::to_string(i);
+        for (const PdgNode &o : g_.nodes)
+            if (o.tuple == n.tuple) n.tuple += "_";
         n.ir_index = i;
         n.loc = s.loc;
         isl::space sp = set_space(g_, n.tuple, {});
