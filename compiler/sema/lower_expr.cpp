@@ -64,8 +64,10 @@ bool is_const_scalar(const Val &v) {
            v.type().shape.empty() && v.node->data.size() == 1;
 }
 
-/* Fold "op" on two scalar constants of dtype "d"; false when not foldable. */
-bool fold(ir::BinaryOp op, double x, double y, ir::DType d, double *out) {
+/* Fold "op" on two scalar constants of dtype "d"; false when not foldable.
+ * A weak result keeps full double precision (like a `const`): its dtype is not
+ * final yet, and `f64(1.0) * (4.0 / 3.0)` must see the double 4/3. */
+bool fold(ir::BinaryOp op, double x, double y, ir::DType d, bool weak, double *out) {
     bool ints = !is_float(d);
     switch (op) {
     case ir::BinaryOp::Add: *out = x + y; break;
@@ -88,7 +90,7 @@ bool fold(ir::BinaryOp op, double x, double y, ir::DType d, double *out) {
     default: return false;
     }
     if (ints && std::fabs(*out) > 2147483647.0) return false;
-    if (d == ir::DType::F32) *out = static_cast<double>(static_cast<float>(*out));
+    if (d == ir::DType::F32 && !weak) *out = static_cast<double>(static_cast<float>(*out));
     return std::isfinite(*out);
 }
 
@@ -562,7 +564,7 @@ Val Sema::binary_op(ir::BinaryOp op, Val a, Val b, Loc loc, const Scope &scope,
     }
     if (is_const_scalar(ca) && is_const_scalar(cb) && !compare && !logical) {
         double out;
-        if (fold(op, ca.node->data[0], cb.node->data[0], n.type.dtype, &out)) {
+        if (fold(op, ca.node->data[0], cb.node->data[0], n.type.dtype, weak, &out)) {
             Val r = const_val(out, n.type.dtype, weak, loc);
             return r;
         }
