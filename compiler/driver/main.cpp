@@ -24,9 +24,14 @@ const char *kDescription =
     "                    types    every tensor's domain and inferred type\n"
     "                    pdg      the polyhedral dependence graph (isl domains and accesses)\n"
     "                    pdg-dot  the same graph for Graphviz\n"
-    "                    json     a JSON document with the graph (tensors, edges)\n"
+    "                    json     one JSON document: graph, schedule and memory plan\n"
+    "                    schedule the isl schedule tree (YAML) and the loop nest\n"
+    "                    memplan  storage, live range, offset of every tensor; the peak\n"
     "  --interpret     runs the reference interpreter: emit records as JSON Lines on\n"
-    "                  stdout (or --log FILE), save outputs as .npy/.npz\n"
+    "                  stdout (or --log FILE), save outputs as .npy/.npz;\n"
+    "                  --interpret=scheduled runs in schedule order through the memory\n"
+    "                  plan (batch axes, windows, poisoned frees) and must print the same\n"
+    "                  output\n"
     "With neither, trlc only checks the program.\n"
     "\n"
     "Exit codes: 0 success, 1 errors in the program or the command line, 2 internal\n"
@@ -41,8 +46,15 @@ int main(int argc, char **argv) {
     std::vector<std::string> defines;
     app.add_option("file", opts.input, "the .trl program")->required();
     app.add_option("--emit", opts.emit, "print a stage's output and stop")
-        ->check(CLI::IsMember({"ast", "types", "pdg", "pdg-dot", "json"}));
-    app.add_flag("--interpret", opts.interpret, "run the reference interpreter");
+        ->check(CLI::IsMember({"ast", "types", "pdg", "pdg-dot", "json", "schedule", "memplan"}));
+    app.add_option("--interpret", opts.interpret,
+                   "run the reference interpreter (pointwise, the default) or the scheduled one")
+        ->expected(0, 1)
+        ->default_str("pointwise")
+        ->check(CLI::IsMember({"pointwise", "scheduled"}));
+    bool no_vectorize = false;
+    app.add_flag("--fno-vectorize", no_vectorize,
+                 "(spelled -fno-vectorize) keep every dim a loop: no batch axes");
     app.add_option("-D", defines, "override a bound: -D NAME=VALUE (repeatable)")
         ->allow_extra_args(false);
     app.add_option("-I", opts.include_dirs, "add a directory to search for imports (repeatable)")
@@ -52,13 +64,22 @@ int main(int argc, char **argv) {
     app.add_option("-o", opts.output, "output file (code generation: not available yet)");
     app.add_flag("--no-color", opts.no_color, "never colour diagnostics");
 
+    // GCC-style single-dash long flags (-fno-vectorize) are spelled with two dashes for CLI11.
+    std::vector<std::string> args;
+    for (int k = argc - 1; k >= 1; --k) {
+        std::string a = argv[k];
+        if (a.size() > 2 && a[0] == '-' && a[1] == 'f') a = "-" + a;
+        args.push_back(a);
+    }
     try {
-        app.parse(argc, argv);
+        app.parse(args);
     } catch (const CLI::ParseError &e) {
         int code = app.exit(e);
         return code == 0 ? 0 : 1;
     }
     opts.color = !opts.no_color && isatty(STDERR_FILENO) && getenv("NO_COLOR") == nullptr;
     opts.raw_defines = defines;
+    opts.vectorize = !no_vectorize;
+    if (app.count("--interpret") && opts.interpret.empty()) opts.interpret = "pointwise";
     return trlc::run_driver(opts);
 }

@@ -4,12 +4,16 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <nlohmann/json.hpp>
 
 #include "checks/checks.h"
 #include "frontend/ast_printer.h"
 #include "frontend/diagnostics.h"
 #include "frontend/parser.h"
 #include "interp/interpreter.h"
+#include "memory/memplan.h"
+#include "passes/vectorize_free_dims.h"
+#include "schedule/schedule.h"
 #include "pdg/pdg.h"
 #include "sema/sema.h"
 
@@ -41,6 +45,24 @@ bool parse_define(const std::string &raw, SemaOptions &sema, Diagnostics &diag) 
     }
     sema.defines[name] = v;
     return true;
+}
+
+/** Run the point-wise interpreter, or the scheduled one when "sched" is given. */
+int run_interpreter(const ir::Program &prog, const Schedule *sched, const MemPlan *plan,
+                    const DriverOptions &opts, Diagnostics &diag) {
+    InterpOptions iopts;
+    iopts.seed = opts.seed;
+    std::ofstream log;
+    if (!opts.log_path.empty()) {
+        log.open(opts.log_path);
+        if (!log) {
+            diag.error("cannot open log file '" + opts.log_path + "'");
+            return 1;
+        }
+        iopts.log = &log;
+    }
+    if (sched) return interpret_scheduled(prog, *sched, *plan, iopts, diag);
+    return interpret(prog, iopts, diag);
 }
 
 int run(const DriverOptions &opts, SourceManager &sm, Diagnostics &diag) {
@@ -78,37 +100,47 @@ int run(const DriverOptions &opts, SourceManager &sm, Diagnostics &diag) {
     if (diag.has_errors()) return 1;
     check_no_zero_cycle(pdg, diag);
     if (diag.has_errors()) return 1;
+    std::vector<bool> batch_dims = vectorize_free_dims(*prog, pdg, opts.vectorize);
     if (opts.emit == "pdg") {
-        print_pdg(pdg, std::cout);
+        print_pdg(pdg, std::cout, batch_dims);
         return 0;
     }
     if (opts.emit == "pdg-dot") {
         print_pdg_dot(pdg, std::cout);
         return 0;
     }
-    if (opts.emit == "json") {
-        std::cout << pdg_to_json(pdg) << "\n";
-        return 0;
+    if (opts.emit.empty() && opts.output.empty() && opts.interpret != "scheduled") {
+        if (opts.interpret.empty()) return 0;  // check only
+        // The reference semantics needs no schedule: keep it independent of one.
+        return run_interpreter(*prog, nullptr, nullptr, opts, diag);
     }
 
+    ScheduleOptions sched_opts;
+    sched_opts.load_schedule = opts.load_schedule;
+    Schedule sched = schedule_program(*prog, pdg, batch_dims, sched_opts, diag);
+    if (diag.has_errors()) return 1;
+    if (opts.emit == "schedule") {
+        print_schedule(sched, std::cout);
+        return 0;
+    }
+    MemPlan plan = plan_memory(*prog, pdg, sched, diag);
+    if (diag.has_errors()) return 1;
+    if (opts.emit == "memplan") {
+        print_memplan(*prog, plan, std::cout);
+        return 0;
+    }
+    if (opts.emit == "json") {
+        nlohmann::json doc = nlohmann::json::parse(pdg_to_json(pdg));
+        doc["schedule"] = nlohmann::json::parse(schedule_to_json(sched));
+        doc["memplan"] = nlohmann::json::parse(memplan_to_json(*prog, plan));
+        std::cout << doc.dump(2) << "\n";
+        return 0;
+    }
     if (!opts.output.empty()) {
         diag.error("code generation (-o) is not available yet; use --interpret or --emit");
         return 1;
     }
-    if (opts.interpret) {
-        InterpOptions iopts;
-        iopts.seed = opts.seed;
-        std::ofstream log;
-        if (!opts.log_path.empty()) {
-            log.open(opts.log_path);
-            if (!log) {
-                diag.error("cannot open log file '" + opts.log_path + "'");
-                return 1;
-            }
-            iopts.log = &log;
-        }
-        return interpret(*prog, iopts, diag);
-    }
+    if (opts.interpret == "scheduled") return run_interpreter(*prog, &sched, &plan, opts, diag);
     return 0;
 }
 

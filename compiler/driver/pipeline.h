@@ -8,8 +8,10 @@ namespace trlc {
 
 struct DriverOptions {
     std::string input;
-    std::string emit;  // "", ast, types, pdg, pdg-dot, json
-    bool interpret = false;
+    std::string emit;  // "", ast, types, pdg, pdg-dot, json, schedule, memplan
+    std::string interpret;  // "", "pointwise" or "scheduled"
+    bool vectorize = true;  // -fno-vectorize
+    std::string load_schedule;  // trl-opt --load-schedule
     std::vector<std::string> raw_defines;  // "NAME=VALUE" as typed
     std::vector<std::string> include_dirs;
     uint64_t seed = 0;

@@ -17,6 +17,9 @@
 
 namespace trlc {
 
+class Schedule;
+struct MemPlan;
+
 struct InterpOptions {
     uint64_t seed = 0;
     std::ostream *log = nullptr;  // JSON Lines destination (stdout when null)
@@ -25,5 +28,12 @@ struct InterpOptions {
 
 /** Run "prog"; returns 0, or 1 after reporting a run-time error to "diag". */
 int interpret(const ir::Program &prog, const InterpOptions &opts, Diagnostics &diag);
+
+/** `--interpret=scheduled`: run "prog" in the order of "sched", statement instance by
+ *  statement instance (batch axes at once), every value stored in and read from one
+ *  arena laid out by "plan" (window indexing; freed slots poisoned, so a read after
+ *  free or overwrite is an error).  Its output must equal interpret()'s byte for byte. */
+int interpret_scheduled(const ir::Program &prog, const Schedule &sched,
+                        const MemPlan &plan, const InterpOptions &opts, Diagnostics &diag);
 
 }  // namespace trlc

@@ -38,6 +38,8 @@ Pdg build_pdg(const ir::Program &prog, Diagnostics &diag);
 
 /** --emit=pdg: sorted, stable text.  --emit=pdg-dot: Graphviz. */
 void print_pdg(const Pdg &g, std::ostream &out);
+/** The same, marking batch axes chosen by vectorization ("batch_dims" per Program::dims index). */
+void print_pdg(const Pdg &g, std::ostream &out, const std::vector<bool> &batch_dims);
 void print_pdg_dot(const Pdg &g, std::ostream &out);
 /** --emit=json: {"tensors": [{"name","domain","shape","dtype"}], "edges": [{"from","to","access"}]} */
 std::string pdg_to_json(const Pdg &g);

@@ -86,6 +86,12 @@ void print_pdg(const Pdg &pdg, std::ostream &out) {
     }
 }
 
+void print_pdg(const Pdg &pdg, std::ostream &out, const std::vector<bool> &batch_dims) {
+    // Batch axes are printed by the vectorization work (issue 3); until then, same as above.
+    print_pdg(pdg, out);
+    (void)batch_dims;
+}
+
 void print_pdg_dot(const Pdg &pdg, std::ostream &out) {
     const PdgImpl &g = pdg.impl();
     out << "digraph pdg {\n";

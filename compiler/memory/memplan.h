@@ -1,0 +1,60 @@
+#pragma once
+// memplan — static storage for every tensor, and one arena for all of them.
+//
+// For each tensor, from the schedule and the access relations: which points
+// are alive at once (a point lives from its write to its last read), hence a
+// modular storage mapping: slot(p) = Σ_d ((p_d - lower_d) mod modulus_d) · stride_d
+// with modulus_d = 1 (one value along d at a time), k (a window of the last k
+// points) or the extent (a block).  Kind: point (all moduli 1 except batch
+// axes), window (some modulus 1 < k < extent), block otherwise.  Buffers that
+// are never alive at the same time may share memory; offsets in one arena come
+// from an interval-packing algorithm (see memory/arena.cpp), and the peak is
+// the arena's size.
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "frontend/diagnostics.h"
+#include "ir/ir.h"
+#include "pdg/pdg.h"
+#include "schedule/schedule.h"
+
+namespace trlc {
+
+struct Buffer {
+    int tensor = -1;                 // Program::tensors index
+    enum Kind { Point, Window, Block } kind = Point;
+    std::vector<int64_t> lower;      // per domain position: smallest coordinate stored
+    std::vector<int64_t> modulus;    // per domain position: 1, a window k, or the extent
+    std::vector<int64_t> stride;     // per domain position, in slots (row-major over modulus)
+    int64_t slots = 1;               // Π modulus
+    int64_t slot_bytes = 0;          // one point's value, static (padded) shape, 16-byte aligned
+    int64_t bytes = 0;               // slots · slot_bytes
+    int64_t offset = 0;              // in the arena (256-byte aligned)
+    int donated_from = -1;           // Program::tensors index whose buffer this one reuses
+    std::string live_range;          // readable: "ret_1(15) .. ret_1(0)" / statements spanned
+    std::string dealloc_after;       // readable: statement after which the buffer is dead
+    /** Slot index of tensor point "p" (full domain coordinates). */
+    int64_t slot_of(const std::vector<int64_t> &p) const;
+};
+
+struct MemPlan {
+    int64_t peak_bytes = 0;          // = arena size
+    std::vector<Buffer> buffers;     // one per non-load tensor, in Program::tensors order
+    /** Per statement (Schedule::statements index): tensors whose points read for the last
+     *  time by an instance of it may be freed after it (for poisoning and codegen). */
+    std::vector<std::vector<int>> frees_after;
+    int buffer_of(int tensor) const;  // index into buffers, or -1
+};
+
+MemPlan plan_memory(const ir::Program &prog, const Pdg &pdg, const Schedule &sched,
+                    Diagnostics &diag);
+
+/** --emit=memplan: per tensor storage kind, extent, bytes, live range, offset, donation; peak. */
+void print_memplan(const ir::Program &prog, const MemPlan &m, std::ostream &out);
+/** The `"memplan"` section of --emit=json: {"peak_bytes": N, "buffers": [{"tensor",
+ *  "storage": "point|window|block", "extent", "bytes", "offset", "donated_from"}]}. */
+std::string memplan_to_json(const ir::Program &prog, const MemPlan &m);
+
+}  // namespace trlc

@@ -1,0 +1,110 @@
+#pragma once
+// schedule — the execution order of a checked program, decided by isl.
+//
+// A *statement* is one equation of a tensor (or an emit / save) over its
+// effective domain (compiler/pdg), minus the dims chosen as *batch axes* by
+// vectorization: one statement instance computes the tensor at every value of
+// its batch dims at once.  The schedule (isl_schedule from validity =
+// flow dependences, proximity, coincidence; research/isl_notes.md) becomes an
+// isl AST, converted here into a small loop-nest IR (`LoopNode`) that the
+// scheduled interpreter walks and the code generator prints.
+//
+//   statement ret_1[t] : 0 <= t <= 14      (ret's general equation)
+//   schedule  { rew_0[t] -> [-t, 0]; ret_1[t] -> [-t, 1]; ... }
+//   loop nest for (c0 = -15; c0 <= 0; c0 += 1) { rew_0(-c0); ret_1(-c0); }
+#include <cstdint>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "frontend/diagnostics.h"
+#include "ir/ir.h"
+#include "pdg/pdg.h"
+
+namespace trlc {
+
+/** One statement: equation "equation" of PDG node "node" (a tensor, emit or save). */
+struct Statement {
+    std::string name;              // isl tuple name, e.g. "ret_1", "emit_returns", "save_0"
+    enum Kind { Tensor, Emit, Save } kind = Tensor;
+    int index = -1;                // Program::tensors / emits / saves index
+    int equation = -1;             // Tensor: index into Tensor::equations
+    /** Domain dims of the statement instance, in order (Program::dims indices):
+     *  the tensor's (or emit's) dims without the batch dims. */
+    std::vector<int> dims;
+    /** Positions (in the tensor's / emit's full domain) that are batch axes. */
+    std::vector<int> batch_positions;
+    Loc loc;
+};
+
+/** An integer expression of the loop nest (from isl_ast_expr). `Var` reads the
+ *  iterator of the enclosing For with id `var`. */
+struct AstExpr;
+using AstExprPtr = std::shared_ptr<const AstExpr>;
+struct AstExpr {
+    enum Op { Int, Var, Neg, Add, Sub, Mul, FloorDiv, Mod, Min, Max, Select,
+              Lt, Le, Gt, Ge, Eq, And, Or } op = Int;
+    int64_t value = 0;  // Int
+    int var = -1;       // Var
+    std::vector<AstExprPtr> args;
+};
+int64_t eval_ast_expr(const AstExpr &e, const std::vector<int64_t> &iterators);
+
+struct LoopNode;
+using LoopNodePtr = std::shared_ptr<const LoopNode>;
+/** The loop nest.  For: `for (it = init; cond; it += step) body` with iterator
+ *  id `var` (index into the iterator vector); If: cond ? then : else_;
+ *  Block: children in order; User: run statement `stmt` at the point whose
+ *  coordinates (in Statement::dims order) are `args`. */
+struct LoopNode {
+    enum Kind { For, If, Block, User } kind = Block;
+    int var = -1;
+    AstExprPtr init, cond, step;
+    AstExprPtr if_cond;
+    std::vector<LoopNodePtr> children;  // For: {body}; If: {then[, else]}; Block: items
+    int stmt = -1;
+    std::vector<AstExprPtr> args;
+};
+
+struct ScheduleImpl;  // isl objects (schedule/schedule_impl.h, private)
+
+struct ScheduleOptions {
+    std::string load_schedule;  // trl-opt --load-schedule=FILE: isl YAML schedule tree
+};
+
+class Schedule {
+public:
+    Schedule();
+    ~Schedule();
+    Schedule(Schedule &&) noexcept;
+    Schedule &operator=(Schedule &&) noexcept;
+
+    std::vector<Statement> statements;
+    /** Per Program::dims index: whether the dim is a batch axis program-wide. */
+    std::vector<bool> batch_dims;
+    LoopNodePtr root;
+    int num_iterators = 0;
+
+    ScheduleImpl &impl() { return *impl_; }
+    const ScheduleImpl &impl() const { return *impl_; }
+
+private:
+    std::unique_ptr<ScheduleImpl> impl_;
+};
+
+/** Build statements (dropping the batch dims chosen by vectorize_free_dims),
+ *  schedule constraints, the isl schedule and its loop nest.  A schedule that
+ *  cannot be found or loaded is reported to "diag". */
+Schedule schedule_program(const ir::Program &prog, const Pdg &pdg,
+                          const std::vector<bool> &batch_dims, const ScheduleOptions &opts,
+                          Diagnostics &diag);
+
+/** --emit=schedule: the isl schedule tree (YAML, re-readable by --load-schedule),
+ *  then the loop nest as C-like text naming the statements. */
+void print_schedule(const Schedule &s, std::ostream &out);
+/** The `"schedule"` section of --emit=json: {"tree": YAML, "loop_nest": text,
+ *  "statements": [{"name", "domain", "batch"}]}. */
+std::string schedule_to_json(const Schedule &s);
+
+}  // namespace trlc
