@@ -1,13 +1,213 @@
+// memplan — the static memory plan: storage per tensor, live ranges, donation, arena.
+//
+// plan_memory takes the schedule's isl objects (schedule/schedule_impl.h: schedule_map,
+// writes, reads) and, per non-load tensor x:
+//   1. the life of every point (live_ranges.cpp: W, L, the live-time set);
+//   2. the conflict relation between its points, minus donation pairs (donation.cpp);
+//   3. the successive-modulo storage mapping and its kind (storage_kinds.cpp);
+//   4. the readable live range (first write .. last use) and frees_after per statement.
+// Then whole buffers may be donated across tensors (x reuses y's buffer when their
+// live-time sets meet only at hand-over instances, donation.cpp), and all buffers (one
+// group per donation chain) get offsets by greedy-by-size packing (arena.cpp), where
+// two groups conflict when some members' live-time sets intersect.  Everything is exact
+// (isl on concrete relations), so the predicted peak is the arena size.
 #include "memory/memplan.h"
+
+#include <map>
+
+#include "memory/memplan_impl.h"
+
+#if __has_include("schedule/schedule_impl.h")
+#include "schedule/schedule_impl.h"
+#define TRLC_HAVE_SCHEDULE_IMPL 1
+#endif
 
 namespace trlc {
 
-MemPlan plan_memory(const ir::Program &, const Pdg &, const Schedule &, Diagnostics &) {
-    return MemPlan();  // stub until the memory planner lands
+namespace {
+
+constexpr int64_t kArenaAlign = 256;
+
+const PdgNode *tensor_node(const PdgImpl &g, int tensor) {
+    for (const PdgNode &n : g.nodes)
+        if (n.kind == PdgNode::Tensor && n.ir_index == tensor) return &n;
+    return nullptr;
 }
-void print_memplan(const ir::Program &, const MemPlan &, std::ostream &) {}
-std::string memplan_to_json(const ir::Program &, const MemPlan &) { return "{}"; }
-int64_t Buffer::slot_of(const std::vector<int64_t> &) const { return 0; }
-int MemPlan::buffer_of(int) const { return -1; }
+
+isl::set one_set(const isl::union_set &u, bool *ok) {
+    isl::set out;
+    int count = 0;
+    u.foreach_set([&](isl::set s) {
+        if (count++ == 0) out = s;
+    });
+    *ok = count <= 1;
+    return out;
+}
+
+/** { τ : ∃p: W(p) ≺ τ ≼ L(p) } (strict = after) or { τ : ∃p: W(p) ≼ τ ≺ L(p) }. */
+isl::set live_strict(const TensorLife &life, const isl::set &times, bool strict_after_write) {
+    isl::map id = times.identity();
+    isl::map a = isl::manage(strict_after_write
+                                 ? isl_map_lex_lt_map(life.write_time.copy(), id.copy())
+                                 : isl_map_lex_le_map(life.write_time.copy(), id.copy()));
+    isl::map b = isl::manage(strict_after_write
+                                 ? isl_map_lex_ge_map(life.last_time.copy(), id.copy())
+                                 : isl_map_lex_gt_map(life.last_time.copy(), id.copy()));
+    return a.intersect(b).range();
+}
+
+}  // namespace
+
+MemPlan plan_memory_from(const ir::Program &prog, const PdgImpl &g, const MemInput &raw,
+                         Diagnostics &diag) {
+    MemPlan plan;
+    MemInput in = raw;
+    in.schedule_map = fix_params(raw.schedule_map, g.context);
+    in.writes = fix_params(raw.writes, g.context);
+    in.reads = fix_params(raw.reads, g.context);
+    plan.frees_after.assign(in.statements.size(), {});
+    std::map<std::string, int> stmt_index;
+    for (size_t s = 0; s < in.statements.size(); ++s) stmt_index[in.statements[s].name] = s;
+
+    bool one_space = true;
+    isl::set times = one_set(in.schedule_map.range(), &one_space);
+    TRLC_ASSERT(one_space) << "memplan: schedule times in several spaces";
+    if (times.is_null()) return plan;  // nothing is scheduled
+
+    isl::union_map single_reads = single_point_reads(prog, g, in);
+
+    std::vector<TensorLife> lives;
+    std::vector<isl::set> domains;
+    for (size_t t = 0; t < prog.tensors.size(); ++t) {
+        const ir::Tensor &tensor = prog.tensors[t];
+        const PdgNode *node = tensor_node(g, static_cast<int>(t));
+        if (tensor.is_load || !node) continue;
+        Buffer buf;
+        buf.tensor = static_cast<int>(t);
+        buf.slot_bytes = slot_bytes_of(tensor.type);
+        isl::set domain = concrete(g, node->domain);
+        TensorLife life = tensor_life(domain, in, times);
+        isl::map conflict = point_conflicts(life);
+        isl::map self = donatable_pairs(domain, life, in, single_reads);
+        if (!self.is_empty()) {
+            conflict = conflict.subtract(self).subtract(self.reverse());
+            buf.donated_from = buf.tensor;
+        }
+        std::vector<bool> batch(tensor.dims.size(), false);
+        for (size_t d = 0; d < tensor.dims.size(); ++d)
+            batch[d] = tensor.dims[d] < static_cast<int>(in.batch_dims.size()) &&
+                       in.batch_dims[tensor.dims[d]];
+        storage_from_conflicts(domain, conflict, batch, &buf);
+        buf.bytes = buf.slots * buf.slot_bytes;
+        if (!life.write_time.is_empty()) {
+            isl::set first = life.write_time.range().lexmin();
+            isl::set last = life.last_time.range().lexmax();
+            buf.live_range = instance_string(instance_at(in, first)) + " .. " +
+                             instance_string(instance_at(in, last));
+            buf.dealloc_after = instance_string(instance_at(in, last));
+        } else {
+            buf.bytes = 0;  // never written in this schedule
+        }
+        life.last_instance.range().foreach_set([&](isl::set s) {
+            const char *n = isl_set_get_tuple_name(s.get());
+            auto it = stmt_index.find(n ? n : "");
+            if (it != stmt_index.end()) plan.frees_after[it->second].push_back(buf.tensor);
+        });
+        plan.buffers.push_back(buf);
+        lives.push_back(life);
+        domains.push_back(domain);
+    }
+
+    const size_t n = plan.buffers.size();
+    std::vector<std::vector<bool>> live_conflict(n, std::vector<bool>(n, false));
+    for (size_t a = 0; a < n; ++a)
+        for (size_t b = a + 1; b < n; ++b)
+            live_conflict[a][b] = live_conflict[b][a] =
+                !lives[a].live_times.intersect(lives[b].live_times).is_empty();
+
+    // Whole-buffer donation across tensors (donation.cpp): x reuses y when they are alive
+    // together only at instances that write x from single-point reads of the last live
+    // points of y.  Groups are donation chains; a group shares one offset.
+    std::vector<int> group(n);
+    for (size_t i = 0; i < n; ++i) group[i] = static_cast<int>(i);
+    std::vector<bool> has_cross_donor(n, false), donated(n, false);
+    for (size_t x = 0; x < n; ++x) {
+        for (size_t y = 0; y < n && !has_cross_donor[x]; ++y) {
+            if (y == x || donated[y] || !live_conflict[x][y]) continue;
+            if (plan.buffers[x].slot_bytes != plan.buffers[y].slot_bytes) continue;
+            if (plan.buffers[x].bytes == 0 || plan.buffers[y].bytes == 0) continue;
+            bool clash = group[x] == group[y];  // members of the two groups must not meet,
+            for (size_t a = 0; a < n && !clash; ++a)  // except x and y at the hand-over
+                for (size_t b = 0; b < n && !clash; ++b)
+                    if (group[a] == group[x] && group[b] == group[y] && !(a == x && b == y) &&
+                        live_conflict[a][b])
+                        clash = true;
+            if (clash) continue;
+            isl::set meet = lives[x].live_times.intersect(lives[y].live_times);
+            if (!live_strict(lives[x], times, true).intersect(meet).is_empty()) continue;
+            if (!live_strict(lives[y], times, false).intersect(meet).is_empty()) continue;
+            isl::map pairs = donatable_pairs(domains[x], lives[y], in, single_reads);
+            if (pairs.is_empty()) continue;
+            isl::set undonated_ends =
+                isl::manage(isl_map_subtract_domain(lives[y].last_time.copy(),
+                                                    pairs.range().release()))
+                    .range();
+            if (!undonated_ends.intersect(meet).is_empty()) continue;
+            has_cross_donor[x] = true;
+            donated[y] = true;
+            plan.buffers[x].donated_from = plan.buffers[y].tensor;
+            int gx = group[x], gy = group[y];
+            for (size_t z = 0; z < n; ++z)
+                if (group[z] == gx) group[z] = gy;
+        }
+    }
+
+    // Arena: one item per group.
+    std::map<int, int> item_of;
+    std::vector<int64_t> item_bytes;
+    for (size_t i = 0; i < n; ++i) {
+        auto it = item_of.find(group[i]);
+        if (it == item_of.end()) {
+            it = item_of.emplace(group[i], static_cast<int>(item_bytes.size())).first;
+            item_bytes.push_back(0);
+        }
+        item_bytes[it->second] = std::max(item_bytes[it->second], plan.buffers[i].bytes);
+    }
+    const size_t m = item_bytes.size();
+    std::vector<std::vector<bool>> item_conflict(m, std::vector<bool>(m, false));
+    for (size_t a = 0; a < n; ++a)
+        for (size_t b = 0; b < n; ++b) {
+            int ia = item_of[group[a]], ib = item_of[group[b]];
+            if (ia != ib && live_conflict[a][b]) item_conflict[ia][ib] = true;
+        }
+    std::vector<int64_t> offsets;
+    plan.peak_bytes = pack_arena(item_bytes, item_conflict, kArenaAlign, &offsets);
+    for (size_t i = 0; i < n; ++i) plan.buffers[i].offset = offsets[item_of[group[i]]];
+    (void)diag;
+    return plan;
+}
+
+MemPlan plan_memory(const ir::Program &prog, const Pdg &pdg, const Schedule &sched,
+                    Diagnostics &diag) {
+#ifdef TRLC_HAVE_SCHEDULE_IMPL
+    const ScheduleImpl &si = sched.impl();
+    if (si.schedule_map.is_null()) return MemPlan();
+    MemInput in;
+    in.statements = sched.statements;
+    in.batch_dims = sched.batch_dims;
+    in.schedule_map = si.schedule_map;
+    in.writes = si.writes;
+    in.reads = si.reads;
+    return plan_memory_from(prog, pdg.impl(), in, diag);
+#else
+    return MemPlan();  // the scheduler's isl objects have not landed yet
+#endif
+}
+
+int MemPlan::buffer_of(int tensor) const {
+    for (size_t i = 0; i < buffers.size(); ++i)
+        if (buffers[i].tensor == tensor) return static_cast<int>(i);
+    return -1;
+}
 
 }  // namespace trlc

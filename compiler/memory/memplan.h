@@ -28,6 +28,8 @@ struct Buffer {
     std::vector<int64_t> lower;      // per domain position: smallest coordinate stored
     std::vector<int64_t> modulus;    // per domain position: 1, a window k, or the extent
     std::vector<int64_t> stride;     // per domain position, in slots (row-major over modulus)
+    std::vector<int64_t> extent;     // per domain position: the domain's extent (max - lower + 1)
+    std::vector<bool> batch;         // per domain position: a batch axis (modulus = extent)
     int64_t slots = 1;               // Π modulus
     int64_t slot_bytes = 0;          // one point's value, static (padded) shape, 16-byte aligned
     int64_t bytes = 0;               // slots · slot_bytes

@@ -1,0 +1,98 @@
+#pragma once
+// memplan_impl — the isl side of the memory planner.  Private: only compiler/memory/*.cpp
+// and the memory unit tests include this header.
+//
+// plan_memory (memplan.cpp) fills a `MemInput` from the Schedule's isl objects
+// (schedule/schedule_impl.h) and calls `plan_memory_from`; unit tests build a
+// `MemInput` by hand (isl::union_map strings in the PDG's context) to test the
+// storage computation without the scheduler.
+//
+// Conventions (notes/issue3.md): statement instances are named by the statement
+// (`x_1[t]`), tensor points by the PDG tuple (`x[b, t]`), `schedule_map` maps every
+// instance to its time vector (one space), and time is lexicographic order there.
+// A point lives from the time of its writer to the time of its last reader
+// (inclusive); a point nobody reads lives only at its write.
+#include <isl/cpp.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "memory/memplan.h"
+#include "pdg/pdg_impl.h"
+
+namespace trlc {
+
+/** What the planner needs from a schedule. */
+struct MemInput {
+    std::vector<Statement> statements;  // Schedule::statements
+    std::vector<bool> batch_dims;       // per Program::dims index
+    isl::union_map schedule_map;        // instance -> time
+    isl::union_map writes;              // instance -> tensor points it defines
+    isl::union_map reads;               // instance -> tensor points it reads
+};
+
+/** One tensor's point-level facts (concrete isl, no parameters). */
+struct TensorLife {
+    int tensor = -1;
+    isl::map write_time;     // { x[p] -> time }   W
+    isl::map last_time;      // { x[p] -> time }   L = lexmax(W ∪ R)
+    isl::union_map last_instance;  // { x[p] -> instance } the instance at L(p)
+    isl::set live_times;     // { time : some point of x is live }, within the instance times
+};
+
+// ---- storage_kinds.cpp ------------------------------------------------------------
+
+/** Bytes of one point of type "t" (static padded shape; see storage_kinds.cpp). */
+int64_t slot_bytes_of(const ir::Type &t);
+
+/** Successive-modulo storage of a tensor whose points are "domain" (concrete) under the
+ *  conflict relation "conflict" ({ x[p] -> x[q] }, symmetric, irreflexive).  Fills lower,
+ *  modulus, stride, slots and kind of "buf"; "batch" marks domain positions kept whole. */
+void storage_from_conflicts(const isl::set &domain, const isl::map &conflict,
+                            const std::vector<bool> &batch, Buffer *buf);
+
+// ---- live_ranges.cpp --------------------------------------------------------------
+
+/** Parameter-free copy of "m" under the context "ctx_params". */
+isl::union_map fix_params(const isl::union_map &m, const isl::set &context);
+
+/** W, L, last instance and live times of the tensor whose points are "domain"
+ *  (concrete); "times" = every instance's time. */
+TensorLife tensor_life(const isl::set &domain, const MemInput &in, const isl::set &times);
+
+/** { x[p] -> x[q] : p != q, W(p) <= L(q) and W(q) <= L(p) } (lexicographic). */
+isl::map point_conflicts(const TensorLife &life);
+
+/** "x_1(3, 0)" for an instance point; "x_1" when it has no coordinates. */
+std::string instance_string(const isl::set &instance);
+
+/** The instance scheduled at the (single) time of "time" (a set with one point). */
+isl::set instance_at(const MemInput &in, const isl::set &time);
+
+// ---- donation.cpp ------------------------------------------------------------------
+
+/** { instance -> y[q] } reads through single-point accesses (one PDG edge whose access
+ *  is single-valued), for the statements of tensors. */
+isl::union_map single_point_reads(const ir::Program &prog, const PdgImpl &g, const MemInput &in);
+
+/** { x[p] -> y[q] : the instance writing p is the last reader of q, through a single-point
+ *  read } for points p of "out" (domain) and q of "in" (with its life). */
+isl::map donatable_pairs(const isl::set &out_domain, const TensorLife &in_life,
+                         const MemInput &in, const isl::union_map &single_reads);
+
+// ---- arena.cpp -----------------------------------------------------------------------
+
+/** Greedy-by-size offsets (arena.cpp): items "bytes", symmetric "conflict" matrix;
+ *  offsets aligned to "align".  Returns the peak (max offset + bytes; 0 when empty). */
+int64_t pack_arena(const std::vector<int64_t> &bytes,
+                   const std::vector<std::vector<bool>> &conflict, int64_t align,
+                   std::vector<int64_t> *offsets);
+
+// ---- memplan.cpp ---------------------------------------------------------------------
+
+/** The whole plan from a MemInput (all isl objects in g's context). */
+MemPlan plan_memory_from(const ir::Program &prog, const PdgImpl &g, const MemInput &in,
+                         Diagnostics &diag);
+
+}  // namespace trlc

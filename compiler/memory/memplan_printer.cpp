@@ -1,0 +1,104 @@
+// memplan_printer — --emit=memplan text and the "memplan" section of --emit=json.
+//
+// One line per buffer, tensors sorted by name:
+//   r: window 4 along t of 100000, 4 slots x 16 B = 64 B, live r_0(0) .. s_0(99999),
+//      dead after s_0(99999), offset 0
+// (on one line).  The storage text names each stored domain position: `window k along d
+// of E` (a circular window of the last k points out of the extent E), `block E along d`
+// (the whole extent), `batch E along d` (a batch axis), and starts with `point` when no
+// position is a window or block.  Then `donated from y` when the buffer reuses y's
+// storage (y = the tensor itself when a point takes the slot of an earlier point of the
+// same tensor).  Last line: `predicted peak: N bytes`.
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "memory/memplan.h"
+
+namespace trlc {
+
+namespace {
+
+const char *kind_name(Buffer::Kind k) {
+    switch (k) {
+    case Buffer::Point: return "point";
+    case Buffer::Window: return "window";
+    case Buffer::Block: return "block";
+    }
+    return "?";
+}
+
+/** The extent of the tensor's domain along d, recovered from the program's dims. */
+std::string storage_text(const ir::Program &prog, const Buffer &b,
+                         const std::vector<int64_t> &extent) {
+    const ir::Tensor &t = prog.tensors[b.tensor];
+    std::string parts;
+    bool shaped = false;
+    for (size_t d = 0; d < b.modulus.size(); ++d) {
+        std::string dim = d < t.dims.size() ? prog.dims[t.dims[d]].name : "?";
+        int64_t m = b.modulus[d];
+        std::string part;
+        if (b.batch.size() > d && b.batch[d]) {
+            part = "batch " + std::to_string(m) + " along " + dim;
+        } else if (m == 1) {
+            continue;
+        } else if (m < extent[d]) {
+            part = "window " + std::to_string(m) + " along " + dim + " of " +
+                   std::to_string(extent[d]);
+            shaped = true;
+        } else {
+            part = "block " + std::to_string(m) + " along " + dim;
+            shaped = true;
+        }
+        parts += (parts.empty() ? "" : ", ") + part;
+    }
+    if (!shaped) return parts.empty() ? "point" : "point, " + parts;
+    return parts;
+}
+
+std::vector<size_t> by_name(const ir::Program &prog, const MemPlan &m) {
+    std::vector<size_t> order(m.buffers.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        return prog.tensors[m.buffers[a].tensor].name < prog.tensors[m.buffers[b].tensor].name;
+    });
+    return order;
+}
+
+}  // namespace
+
+void print_memplan(const ir::Program &prog, const MemPlan &m, std::ostream &out) {
+    for (size_t i : by_name(prog, m)) {
+        const Buffer &b = m.buffers[i];
+        out << prog.tensors[b.tensor].name << ": " << storage_text(prog, b, b.extent) << ", "
+            << b.slots << (b.slots == 1 ? " slot" : " slots") << " x " << b.slot_bytes
+            << " B = " << b.bytes << " B";
+        if (!b.live_range.empty())
+            out << ", live " << b.live_range << ", dead after " << b.dealloc_after;
+        out << ", offset " << b.offset;
+        if (b.donated_from >= 0) out << ", donated from " << prog.tensors[b.donated_from].name;
+        out << "\n";
+    }
+    out << "predicted peak: " << m.peak_bytes << " bytes\n";
+}
+
+std::string memplan_to_json(const ir::Program &prog, const MemPlan &m) {
+    nlohmann::ordered_json doc;
+    doc["peak_bytes"] = m.peak_bytes;
+    nlohmann::ordered_json bufs = nlohmann::ordered_json::array();
+    for (size_t i : by_name(prog, m)) {
+        const Buffer &b = m.buffers[i];
+        nlohmann::ordered_json j;
+        j["tensor"] = prog.tensors[b.tensor].name;
+        j["storage"] = kind_name(b.kind);
+        j["extent"] = b.modulus;  // stored points per domain position
+        j["bytes"] = b.bytes;
+        j["offset"] = b.offset;
+        if (b.donated_from >= 0) j["donated_from"] = prog.tensors[b.donated_from].name;
+        else j["donated_from"] = nullptr;
+        bufs.push_back(j);
+    }
+    doc["buffers"] = bufs;
+    return doc.dump();
+}
+
+}  // namespace trlc
