@@ -1,19 +1,35 @@
+// schedule — schedule_program: statements → flow dependences → isl schedule →
+// loop nest (issue 3 §1–2).  The stages live in statements.cpp, dependences.cpp,
+// schedule_pdg.cpp and build_ast.cpp; printers in schedule_printer.cpp.
+// Source: the isl manual (Scheduling, AST Generation), research/isl_notes.md,
+// research/tempo.md §5.  Any isl failure becomes a diagnostic, never a crash.
 #include "schedule/schedule.h"
+
+#include "pdg/pdg_impl.h"
+#include "schedule/schedule_impl.h"
 
 namespace trlc {
 
-struct ScheduleImpl {};
 Schedule::Schedule() : impl_(std::make_unique<ScheduleImpl>()) {}
 Schedule::~Schedule() = default;
 Schedule::Schedule(Schedule &&) noexcept = default;
 Schedule &Schedule::operator=(Schedule &&) noexcept = default;
 
-Schedule schedule_program(const ir::Program &, const Pdg &, const std::vector<bool> &,
-                          const ScheduleOptions &, Diagnostics &) {
-    return Schedule();  // stub until the scheduler lands
+Schedule schedule_program(const ir::Program &prog, const Pdg &pdg,
+                          const std::vector<bool> &batch_dims, const ScheduleOptions &opts,
+                          Diagnostics &diag) {
+    Schedule s;
+    s.batch_dims = batch_dims;
+    s.batch_dims.resize(prog.dims.size(), false);
+    try {
+        build_statements(prog, pdg, s);
+        build_dependences(pdg, s);
+        if (!build_schedule(prog, pdg, opts, diag, s)) return s;
+        build_loop_nest(s);
+    } catch (const isl::exception &e) {
+        diag.error(std::string("scheduling failed: isl: ") + (e.what() ? e.what() : "error"));
+    }
+    return s;
 }
-void print_schedule(const Schedule &, std::ostream &) {}
-std::string schedule_to_json(const Schedule &) { return "{}"; }
-int64_t eval_ast_expr(const AstExpr &, const std::vector<int64_t> &) { return 0; }
 
 }  // namespace trlc

@@ -13,6 +13,7 @@
 //   schedule  { rew_0[t] -> [-t, 0]; ret_1[t] -> [-t, 1]; ... }
 //   loop nest for (c0 = -15; c0 <= 0; c0 += 1) { rew_0(-c0); ret_1(-c0); }
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -106,5 +107,15 @@ void print_schedule(const Schedule &s, std::ostream &out);
 /** The `"schedule"` section of --emit=json: {"tree": YAML, "loop_nest": text,
  *  "statements": [{"name", "domain", "batch"}]}. */
 std::string schedule_to_json(const Schedule &s);
+
+/** trl-opt --print-dependences: the flow dependences, one sorted line per piece,
+ *  producer instance -> consumer instance (concrete):
+ *  `ret_1[t] -> ret_1[t' = -1 + t] : 1 <= t <= 14`. */
+std::string dependences_to_string(const Schedule &s);
+
+/** Walk the loop nest in execution order: "fn"(statement index, instance coordinates
+ *  in Statement::dims order) for every statement instance. */
+void for_each_instance(const Schedule &s,
+                       const std::function<void(int, const std::vector<int64_t> &)> &fn);
 
 }  // namespace trlc

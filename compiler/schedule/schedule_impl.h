@@ -1,0 +1,86 @@
+#pragma once
+// schedule_impl — the isl objects behind a Schedule.  Private to compiler/schedule;
+// compiler/memory and compiler/interp .cpp files may include it (isl stays out of
+// public headers).
+//
+// Every object lives in the PDG's isl context (pdg.impl().isl.ctx()) and is
+// *concrete*: the context's parameter values are substituted and the
+// parameters projected out, so sets read `{ ret_1[t] : 0 <= t <= 14 }`.
+// Tuple names: statement instances use Statement::name (`ret_1`, `emit_returns`,
+// `save_0`); tensor points use the PDG tuple names (`ret`, `tuple_a_b`).
+// Coordinates of an instance: the tensor's (emit's) point without the batch
+// dims, in domain order (Statement::dims).
+//
+// Deallocation statements `D_<tensor>` (one per scheduled tensor, instances =
+// the tensor's points without batch dims) exist only while the schedule is
+// computed: they make isl's proximity favour short live ranges
+// (research/isl_notes.md #3).  They are removed from `schedule` (intersect_domain
+// with `domain`) before the AST is built, so they appear neither in the loop
+// nest nor in the printed tree, and `domain` never contains them.
+#include <isl/cpp.h>
+
+#include <string>
+#include <vector>
+
+#include "schedule/schedule.h"
+
+namespace trlc {
+
+/** One flow dependence family: the reads of PDG edge "edge" by statement "dst"
+ *  of points written by statement "src": { src[...] -> dst[...] } (concrete). */
+struct FlowDep {
+    int edge = -1;  // PdgImpl::edges index
+    int src = -1;   // Schedule::statements index (producer)
+    int dst = -1;   // Schedule::statements index (consumer)
+    isl::map rel;
+};
+
+struct ScheduleImpl {
+    /** Statement instances (no deallocation statements). */
+    isl::union_set domain;
+    /** The isl schedule tree over `domain`. */
+    isl::schedule schedule;
+    /** instance → time vector; all ranges in one (unnamed) space; lexicographic
+     *  order of the range = execution order. */
+    isl::union_map schedule_map;
+    /** instance → tensor points it defines, batch dims expanded:
+     *  { act_0[i, t] -> act[b, i, t] : 0 <= b < B }.  Emits and saves write nothing. */
+    isl::union_map writes;
+    /** instance → tensor points it reads (loads included: their values exist from
+     *  the start and have no writer). */
+    isl::union_map reads;
+    /** producer instance → consumer instance (union of `deps`). */
+    isl::union_map flow;
+    std::vector<FlowDep> deps;
+    /** Per statement: its instance set (same order as Schedule::statements). */
+    std::vector<isl::set> stmt_domain;
+    /** Per statement: instance → points of its PDG node (tensor / emit / save),
+     *  batch dims expanded (for a tensor statement: its part of `writes`). */
+    std::vector<isl::map> stmt_points;
+    /** The isl AST the loop nest was converted from (null before the AST is built). */
+    isl::ast_node ast;
+};
+
+}  // namespace trlc
+
+namespace trlc {
+
+class Pdg;
+
+// ---- stages of schedule_program (one file each) ------------------------------------
+
+/** statements.cpp: Schedule::statements, stmt_domain, stmt_points, domain, writes, reads. */
+void build_statements(const ir::Program &prog, const Pdg &pdg, Schedule &s);
+/** dependences.cpp: deps and flow from the PDG edges composed with the writers. */
+void build_dependences(const Pdg &pdg, Schedule &s);
+/** schedule_pdg.cpp: impl().schedule and schedule_map, computed by isl or loaded from
+ *  opts.load_schedule; false (after a diagnostic) when there is none. */
+bool build_schedule(const ir::Program &prog, const Pdg &pdg, const ScheduleOptions &opts,
+                    Diagnostics &diag, Schedule &s);
+/** build_ast.cpp: impl().ast and Schedule::root / num_iterators. */
+void build_loop_nest(Schedule &s);
+
+/** isl text with the pieces of each top-level union (`{ a; b }`) sorted: stable output. */
+std::string sorted_union_text(const std::string &isl_text);
+
+}  // namespace trlc

@@ -1,0 +1,203 @@
+// schedule_pdg — the isl schedule of the statements (issue 3 §2).
+//
+// Constraints (isl manual, "Scheduling"; research/isl_notes.md #2, #3; tempo.md §5):
+// * validity = the flow dependences, plus, per scheduled tensor x, a deallocation
+//   statement D_x (instances = x's points without batch dims) that runs after the
+//   writer of each point and after every reader of it;
+// * coincidence = validity (isl then prefers dims that carry no dependence:
+//   parallel / batchable loops);
+// * proximity = writer → D_x and reader → D_x (short live ranges), plus each
+//   read in "last element" form: a consumer instance is tied to the lexicographically
+//   last producer instance it reads (for a window r[t:min(t+n, T)], r[t+n-1]),
+//   with min/max clamps dropped so the relation is one affine piece.  The exact
+//   window relation as proximity keeps acting and learning in two loops (O(T)
+//   storage); this form interleaves them (O(n)).
+// * isl options: schedule_serialize_sccs = 0, schedule_whole_component = 0,
+//   schedule_separate_components = 1, schedule_maximize_band_depth = 0.
+// Negative coefficients come for free: `ret[t]` reading `ret[t+1]` is scheduled
+// at time -t (the loop runs backwards).  The D_x statements are dropped from the
+// final schedule (they do nothing at run time; the memory plan computes live
+// ranges from reads and schedule_map).
+//
+// --load-schedule=FILE replaces isl's scheduler by a schedule tree in isl's YAML
+// (what --emit=schedule prints).  It must cover every statement instance and
+// respect every flow dependence (producer time lexicographically before consumer
+// time), else "loaded schedule violates dependence ...".
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <isl/options.h>
+#include <isl/schedule.h>
+
+#include "pdg/pdg_impl.h"
+#include "schedule/schedule_impl.h"
+
+namespace trlc {
+
+namespace {
+
+isl::map rename_out(isl::map m, const std::string &name) {
+    return isl::manage(isl_map_set_tuple_name(m.release(), isl_dim_out, name.c_str()));
+}
+
+/* The "last element" form of a dependence p → c: each c instance tied to the lexmax
+ * p instance it reads, as a single affine piece when the lexmax is piecewise
+ * (pieces from clamps: keep the piece with the most consumer instances). */
+isl::map last_element(const isl::map &rel) {
+    isl::map last = rel.reverse().lexmax().coalesce();  // c -> p
+    if (last.n_basic_map() <= 1) return last.reverse();
+    isl::basic_map best;
+    size_t best_size = 0;
+    last.foreach_basic_map([&](isl::basic_map bm) {
+        isl::set d = isl::map(bm).domain();
+        isl::val card = isl::manage(isl_set_count_val(d.copy()));
+        size_t n = card.is_int() ? static_cast<size_t>(card.get_num_si()) : 0;
+        if (best.is_null() || n > best_size) {
+            best = bm;
+            best_size = n;
+        }
+    });
+    // Drop the piece's domain constraints (the clamp condition): keep the affine form,
+    // restricted to the instances that exist.
+    isl::map aff = isl::map(best).reverse();  // p -> c
+    isl::map hull = isl::map(aff.affine_hull());
+    return hull.intersect_domain(rel.domain()).intersect_range(rel.range());
+}
+
+void set_options(isl::ctx ctx) {
+    isl_ctx *c = ctx.get();
+    isl_options_set_schedule_serialize_sccs(c, 0);
+    isl_options_set_schedule_whole_component(c, 0);
+    isl_options_set_schedule_separate_components(c, 1);
+    isl_options_set_schedule_maximize_band_depth(c, 0);
+}
+
+bool compute(const Pdg &pdg, Schedule &s, Diagnostics &diag) {
+    ScheduleImpl &im = s.impl();
+    isl::ctx ctx = pdg.impl().isl.ctx();
+    set_options(ctx);
+    isl::union_set domain = im.domain;
+    isl::union_map validity = im.flow;
+    isl::union_map proximity = isl::union_map::empty(ctx);
+    // Deallocation statements, one per tensor (named after its first statement's tensor).
+    std::vector<std::string> dname(s.statements.size());
+    std::set<std::string> taken;
+    for (const Statement &st : s.statements) taken.insert(st.name);
+    for (const PdgNode &n : pdg.impl().nodes) taken.insert(n.tuple);
+    std::map<int, std::string> tensor_dname;
+    for (size_t i = 0; i < s.statements.size(); ++i) {
+        const Statement &st = s.statements[i];
+        if (st.kind != Statement::Tensor) continue;
+        auto it = tensor_dname.find(st.index);
+        if (it == tensor_dname.end()) {
+            std::string name = "D_" + pdg.impl().nodes.at(st.index).tuple;
+            while (taken.count(name)) name += "_";
+            taken.insert(name);
+            it = tensor_dname.emplace(st.index, name).first;
+        }
+        dname[i] = it->second;
+        isl::map to_d = rename_out(isl::manage(isl_set_identity(im.stmt_domain[i].copy())),
+                                   dname[i]);
+        domain = domain.unite(isl::union_set(to_d.range()));
+        validity = validity.unite(isl::union_map(to_d));
+        proximity = proximity.unite(isl::union_map(to_d));
+    }
+    for (const FlowDep &d : im.deps) {
+        if (dname[d.src].empty()) continue;
+        isl::map reader_to_d = rename_out(d.rel.reverse(), dname[d.src]);
+        validity = validity.unite(isl::union_map(reader_to_d));
+        proximity = proximity.unite(isl::union_map(reader_to_d));
+        proximity = proximity.unite(isl::union_map(last_element(d.rel)));
+    }
+    isl::schedule_constraints sc = isl::schedule_constraints::on_domain(domain)
+                                       .set_validity(validity)
+                                       .set_coincidence(validity)
+                                       .set_proximity(proximity);
+    isl::schedule sched;
+    try {
+        sched = sc.compute_schedule();
+    } catch (const isl::exception &) {
+    }
+    if (sched.is_null()) {
+        diag.error("no schedule found: isl could not order the statements under their "
+                   "dependences (a dependence cycle within one statement instance?)");
+        return false;
+    }
+    im.schedule = isl::manage(isl_schedule_intersect_domain(sched.release(), im.domain.copy()));
+    return true;
+}
+
+/* Report the first violated dependence of a loaded schedule. */
+bool check_loaded(const Pdg &pdg, Schedule &s, Diagnostics &diag) {
+    ScheduleImpl &im = s.impl();
+    const PdgImpl &g = pdg.impl();
+    isl::union_set covered = im.schedule.domain();
+    if (!im.domain.is_subset(covered)) {
+        isl::union_set missing = im.domain.subtract(covered);
+        diag.error("loaded schedule does not cover every statement instance: missing " +
+                   sorted_union_text(isl_text(missing.coalesce())));
+        return false;
+    }
+    im.schedule = isl::manage(isl_schedule_intersect_domain(im.schedule.release(), im.domain.copy()));
+    isl::union_map time = im.schedule.get_map().intersect_domain(im.domain);
+    for (const FlowDep &d : im.deps) {
+        // Pairs (p, c) whose times are not p ≺ c.
+        isl::union_map tt = isl::union_map(d.rel).apply_domain(time).apply_range(time);
+        isl::union_map bad_times = isl::union_map::empty(g.isl.ctx());
+        tt.foreach_map([&](isl::map m) {
+            isl::space sp = m.space().domain();
+            isl::map ge = isl::manage(isl_map_lex_ge(sp.release()));
+            bad_times = bad_times.unite(isl::union_map(m.intersect(ge)));
+        });
+        if (bad_times.is_empty()) continue;
+        isl::union_map bad = isl::union_map(d.rel).intersect(
+            time.apply_range(bad_times).apply_range(time.reverse()));
+        isl::map example = isl::map(isl::manage(isl_map_from_union_map(bad.release())).sample());
+        const PdgEdge &e = g.edges.at(d.edge);
+        diag.error("loaded schedule violates dependence " +
+                   sorted_union_text(isl_text(d.rel)) + ": " +
+                   isl_text(example).substr(2, isl_text(example).size() - 4) +
+                   " runs the consumer no later than the producer");
+        diag.note(e.loc, "the read " + e.text + " is here");
+        return false;
+    }
+    return true;
+}
+
+bool load(const ScheduleOptions &opts, const Pdg &pdg, Schedule &s, Diagnostics &diag) {
+    std::ifstream in(opts.load_schedule);
+    if (!in) {
+        diag.error("cannot open schedule file '" + opts.load_schedule + "'");
+        return false;
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string text = ss.str();
+    isl::schedule sched;
+    try {
+        sched = isl::schedule(pdg.impl().isl.ctx(), text);
+    } catch (const isl::exception &) {
+    }
+    if (sched.is_null()) {
+        diag.error("cannot read schedule file '" + opts.load_schedule +
+                   "': not an isl schedule tree (YAML, as printed by --emit=schedule)");
+        return false;
+    }
+    s.impl().schedule = sched;
+    return check_loaded(pdg, s, diag);
+}
+
+}  // namespace
+
+bool build_schedule(const ir::Program &prog, const Pdg &pdg, const ScheduleOptions &opts,
+                    Diagnostics &diag, Schedule &s) {
+    ScheduleImpl &im = s.impl();
+    bool ok = opts.load_schedule.empty() ? compute(pdg, s, diag) : load(opts, pdg, s, diag);
+    if (!ok) return false;
+    im.schedule_map = im.schedule.get_map().intersect_domain(im.domain).coalesce();
+    return true;
+}
+
+}  // namespace trlc
