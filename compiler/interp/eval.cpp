@@ -113,36 +113,10 @@ std::shared_ptr<const Value> Evaluator::tensor_point(int t, const std::vector<in
     if (x.is_load)
         throw RuntimeError{at, x.name + " has not been loaded", {}};
     memo_[t][lin] = Entry{};  // in progress
+    std::vector<int64_t> env;
     for (int ei : order_[t]) {
-        const ir::Equation &eq = x.equations[ei];
-        std::vector<int64_t> env(eq.vars.size(), 0);
-        std::vector<bool> bound(eq.vars.size(), false);
-        bool ok = eq.pattern.size() == point.size();
-        for (size_t k = 0; ok && k < eq.pattern.size(); ++k) {
-            const ir::PatternItem &p = eq.pattern[k];
-            if (p.kind == ir::PatternItem::Constant) {
-                ok = point[k] == p.offset;
-                continue;
-            }
-            int64_t v = point[k] - (p.kind == ir::PatternItem::Shift ? p.offset : 0);
-            if (bound[p.var] && env[p.var] != v) ok = false;
-            env[p.var] = v;
-            bound[p.var] = true;
-            int64_t b = prog_.dims[eq.vars[p.var]].bound;
-            if (v < 0 || v >= b) ok = false;
-        }
-        if (!ok || !eval_guard(eq.guard.get(), env)) continue;
-        Ctx c{&env, streams_[t], {}};
-        Value v = eval(*eq.body, c);
-        c.cache.clear();
-        if (!x.type.is_tuple && !v.is_tuple && v.dtype != x.type.dtype) {
-            try {
-                v = cast(v, x.type.dtype);
-            } catch (const OpError &e) {
-                throw RuntimeError{eq.loc, e.message, {}};
-            }
-        }
-        ++points_;
+        if (!match_equation(t, ei, point, env)) continue;
+        Value v = eval_equation(t, ei, env);
         Entry &e = memo_[t][lin];
         e.done = true;
         e.value = std::make_shared<const Value>(std::move(v));
@@ -153,6 +127,50 @@ std::shared_ptr<const Value> Evaluator::tensor_point(int t, const std::vector<in
                        x.name + " is not defined at " + point_string(t, point) +
                            " (no equation of " + x.name + " matches this point)",
                        {{x.loc, x.name + " is defined here"}}};
+}
+
+bool Evaluator::match_equation(int t, int ei, const std::vector<int64_t> &point,
+                               std::vector<int64_t> &env) const {
+    const ir::Equation &eq = prog_.tensors[t].equations[ei];
+    env.assign(eq.vars.size(), 0);
+    std::vector<bool> bound(eq.vars.size(), false);
+    if (eq.pattern.size() != point.size()) return false;
+    for (size_t k = 0; k < eq.pattern.size(); ++k) {
+        const ir::PatternItem &p = eq.pattern[k];
+        if (p.kind == ir::PatternItem::Constant) {
+            if (point[k] != p.offset) return false;
+            continue;
+        }
+        int64_t v = point[k] - (p.kind == ir::PatternItem::Shift ? p.offset : 0);
+        if (bound[p.var] && env[p.var] != v) return false;
+        env[p.var] = v;
+        bound[p.var] = true;
+        int64_t b = prog_.dims[eq.vars[p.var]].bound;
+        if (v < 0 || v >= b) return false;
+    }
+    return eval_guard(eq.guard.get(), env);
+}
+
+Value Evaluator::eval_equation(int t, int ei, const std::vector<int64_t> &env) {
+    const ir::Tensor &x = prog_.tensors[t];
+    const ir::Equation &eq = x.equations[ei];
+    Ctx c{&env, streams_[t], {}};
+    Value v = eval(*eq.body, c);
+    c.cache.clear();
+    if (!x.type.is_tuple && !v.is_tuple && v.dtype != x.type.dtype) {
+        try {
+            v = cast(v, x.type.dtype);
+        } catch (const OpError &e) {
+            throw RuntimeError{eq.loc, e.message, {}};
+        }
+    }
+    ++points_;
+    return v;
+}
+
+std::shared_ptr<const Value> Evaluator::loaded(int t) const {
+    auto it = memo_[t].find(std::vector<int64_t>{});
+    return it != memo_[t].end() && it->second.done ? it->second.value : nullptr;
 }
 
 Value Evaluator::eval_root(const ir::NodePtr &node, const std::vector<int64_t> &env,
@@ -195,14 +213,14 @@ Value Evaluator::eval_read(const ir::Node &n, Ctx &c) {
         lo.push_back(l);
         len.push_back(std::max<int64_t>(0, h - l));
     }
-    if (slice_pos.empty()) return *tensor_point(n.tensor, point, n.loc);
+    if (slice_pos.empty()) return *read_point(n.tensor, point, n.loc);
     // A block: iterate the slice coordinates in row-major order and stack the points.
     std::vector<Value> elems;
     int64_t total = numel(len);
     std::vector<int64_t> idx(len.size(), 0);
     for (int64_t i = 0; i < total; ++i) {
         for (size_t s = 0; s < slice_pos.size(); ++s) point[slice_pos[s]] = lo[s] + idx[s];
-        auto v = tensor_point(n.tensor, point, n.loc);
+        auto v = read_point(n.tensor, point, n.loc);
         if (v->is_tuple) throw OpError{"a slice of the tuple-valued tensor " + x.name};
         elems.push_back(*v);
         for (size_t d = len.size(); d-- > 0;) {

@@ -7,17 +7,17 @@
 #include <pthread.h>
 
 #include <exception>
+#include <functional>
 #include <iostream>
 
 #include "interp/eval.h"
 #include "interp/outputs.h"
+#include "interp/run.h"
 #include "trl_npy.h"
 
-namespace trlc {
+namespace trlc::interp {
 
 namespace {
-
-using interp::OpError;
 using interp::RuntimeError;
 using interp::Value;
 
@@ -41,6 +41,8 @@ void check_loaded(const ir::Tensor &t, const ir::Type &ty, const Value &v, const
                                                                : interp::shape_string(ty.dtype, want)),
                            {}};
 }
+
+}  // namespace
 
 void load_tensor(interp::Evaluator &ev, int ti, const ir::Tensor &t) {
     if (!t.dims.empty())
@@ -82,6 +84,8 @@ void load_tensor(interp::Evaluator &ev, int ti, const ir::Tensor &t) {
     ev.set_loaded(ti, std::move(v));
 }
 
+namespace {
+
 void run_emit(interp::Evaluator &ev, const ir::Program &prog, const ir::Emit &e, std::ostream &out) {
     std::vector<int64_t> bounds, point(e.vars.size(), 0);
     int64_t total = 1;
@@ -112,8 +116,9 @@ void run_emit(interp::Evaluator &ev, const ir::Program &prog, const ir::Emit &e,
     out.flush();
 }
 
-void run_save(interp::Evaluator &ev, const ir::Save &s, const std::string &dir) {
-    Value v = ev.eval_root(s.value, {}, s.path);
+}  // namespace
+
+void write_save(const ir::Save &s, const Value &v, const std::string &dir) {
     std::string path = join_path(dir, s.path), err;
     try {
         if (ends_with(s.path, ".npz")) {
@@ -136,6 +141,8 @@ void run_save(interp::Evaluator &ev, const ir::Save &s, const std::string &dir) 
     }
 }
 
+namespace {
+
 struct Job {
     const ir::Program *prog;
     const InterpOptions *opts;
@@ -152,7 +159,8 @@ void run_all(Job &job) {
         for (size_t t = 0; t < prog.tensors.size(); ++t)
             if (prog.tensors[t].is_load) load_tensor(ev, static_cast<int>(t), prog.tensors[t]);
         for (const ir::Emit &e : prog.emits) run_emit(ev, prog, e, *job.out);
-        for (const ir::Save &s : prog.saves) run_save(ev, s, job.opts->output_dir);
+        for (const ir::Save &s : prog.saves)
+            write_save(s, ev.eval_root(s.value, {}, s.path), job.opts->output_dir);
     } catch (const RuntimeError &e) {
         job.failed = true;
         job.error = e;
@@ -162,35 +170,47 @@ void run_all(Job &job) {
 }
 
 void *thread_main(void *arg) {
-    run_all(*static_cast<Job *>(arg));
+    auto *fn = static_cast<std::pair<const std::function<void()> *, std::exception_ptr> *>(arg);
+    try {
+        (*fn->first)();
+    } catch (...) {
+        fn->second = std::current_exception();
+    }
     return nullptr;
 }
 
-/** Run the job on a thread with a big stack; fall back to smaller stacks, then to this one. */
-void run_on_big_stack(Job &job) {
+}  // namespace
+
+void run_on_big_stack(const std::function<void()> &fn) {
+    std::pair<const std::function<void()> *, std::exception_ptr> arg{&fn, nullptr};
+    bool ran = false;
     for (size_t mib : {2048, 512, 64}) {
         pthread_attr_t attr;
         if (pthread_attr_init(&attr) != 0) break;
         pthread_t th;
         bool ok = pthread_attr_setstacksize(&attr, mib << 20) == 0 &&
-                  pthread_create(&th, &attr, thread_main, &job) == 0;
+                  pthread_create(&th, &attr, thread_main, &arg) == 0;
         pthread_attr_destroy(&attr);
         if (ok) {
             pthread_join(th, nullptr);
-            return;
+            ran = true;
+            break;
         }
     }
-    run_all(job);
+    if (!ran) thread_main(&arg);
+    if (arg.second) std::rethrow_exception(arg.second);
 }
 
-}  // namespace
+}  // namespace trlc::interp
+
+namespace trlc {
 
 int interpret(const ir::Program &prog, const InterpOptions &opts, Diagnostics &diag) {
-    Job job;
+    interp::Job job;
     job.prog = &prog;
     job.opts = &opts;
     job.out = opts.log ? opts.log : &std::cout;
-    run_on_big_stack(job);
+    interp::run_on_big_stack([&] { interp::run_all(job); });
     if (job.other) std::rethrow_exception(job.other);
     if (!job.failed) return 0;
     diag.error(job.error.loc, job.error.message);

@@ -1,12 +1,543 @@
+// scheduled — `trlc --interpret=scheduled`: run a program in the order of its schedule, through
+// its memory plan, and check both on the way.
+//
+// The loop nest (Schedule::root) is walked; a User node runs one statement instance:
+//   tensor statement  x_k(args): for every value of the batch dims (row-major) the full tensor
+//                     point p is formed, equation k's variables are solved from p
+//                     (var = coord - shift) and its body is evaluated; all points of the instance
+//                     are evaluated before any is stored (one tensor operation: an output donated
+//                     from an input must not clobber it mid-instance); each value is stored as raw
+//                     bytes in its slot, arena[offset + slot_of(p) * slot_bytes].
+//   emit statement    the fields' JSON lines go to a per-stream reorder buffer, printed in the
+//                     point-wise interpreter's order (streams in program order, points
+//                     lexicographically), so the output does not depend on the schedule.
+//   save statement    the value is evaluated (reads from the arena) and written at once.
+// Reads of tensor points are served from the arena (PointSource); `load` tensors stay outside
+// it, as in the point-wise interpreter.  Values are stored by leaves: f32 as float, f64 as
+// double, i32 as int32, bool as one byte, keys as trl::RngKey.
+//
+// Checking.  Every arena byte records which write (tensor, point) last filled it.  Before the
+// run, a dry walk of the loop nest counts how often each point will be read (Read indices are
+// affine in the variables, never data dependent; every Read node of a body is evaluated, so the
+// count is exact or an over-approximation).  A read decrements the count; at zero the slot is
+// poisoned (0xFF bytes, a NaN pattern) and marked freed.  A read that finds another point, a
+// freed slot or nothing in the slot is an internal error naming the tensor, the point and the
+// slot ("read of ret[3] from slot 1 of ret, which holds ret[5]"): the schedule or the memory plan
+// is wrong.  So are an instance whose point is not defined by its equation, a point written
+// twice, and an emit point that never ran.
+#include <cstring>
+#include <iostream>
+#include <unordered_map>
+
+#include "interp/eval.h"
 #include "interp/interpreter.h"
+#include "interp/outputs.h"
+#include "interp/run.h"
 #include "memory/memplan.h"
 #include "schedule/schedule.h"
 
 namespace trlc {
 
-int interpret_scheduled(const ir::Program &, const Schedule &, const MemPlan &, const InterpOptions &,
-                        Diagnostics &) {
-    internal_error("scheduled interpreter not implemented yet", __FILE__, __LINE__);
+namespace {
+
+using interp::Evaluator;
+using interp::OpError;
+using interp::RuntimeError;
+using interp::Value;
+
+struct PointHash {
+    size_t operator()(const std::vector<int64_t> &p) const {
+        uint64_t h = 0xcbf29ce484222325ull;
+        for (int64_t c : p) h = (h ^ static_cast<uint64_t>(c)) * 0x100000001b3ull;
+        return static_cast<size_t>(h ^ (h >> 29));
+    }
+};
+template <class V>
+using PointMap = std::unordered_map<std::vector<int64_t>, V, PointHash>;
+
+int64_t leaf_size(ir::DType dt) {
+    switch (dt) {
+    case ir::DType::Bool: return 1;
+    case ir::DType::I32:
+    case ir::DType::F32: return 4;
+    case ir::DType::F64: return 8;
+    case ir::DType::Key: return static_cast<int64_t>(sizeof(trl::RngKey));
+    }
+    return 8;
+}
+
+interp::Shape static_shape(const ir::Type &t) {
+    interp::Shape s;
+    for (const auto &e : t.shape) s.push_back(e.max_value);
+    return s;
+}
+
+/** Bytes of a value of static type "t", leaves packed in order. */
+int64_t value_bytes(const ir::Type &t) {
+    if (t.is_tuple) {
+        int64_t n = 0;
+        for (const auto &e : t.elems) n += value_bytes(e);
+        return n;
+    }
+    return interp::numel(static_shape(t)) * leaf_size(t.dtype);
+}
+
+class ScheduledRun : public interp::PointSource {
+public:
+    ScheduledRun(const ir::Program &prog, const Schedule &sched, const MemPlan &plan,
+                 const InterpOptions &opts, std::ostream &out)
+        : prog_(prog), sched_(sched), plan_(plan), opts_(opts), out_(out), ev_(prog, opts.seed) {}
+
+    void run() {
+        for (size_t t = 0; t < prog_.tensors.size(); ++t)
+            if (prog_.tensors[t].is_load)
+                interp::load_tensor(ev_, static_cast<int>(t), prog_.tensors[t]);
+        setup();
+        counting_ = true;
+        walk_root();
+        counting_ = false;
+        ev_.set_source(this);
+        walk_root();
+        flush_emits();
+        for (size_t e = 0; e < prog_.emits.size(); ++e)
+            if (emitted_[e] < static_cast<int64_t>(lines_[e].size()))
+                fault("emit \"" + prog_.emits[e].stream + "\" point " +
+                      std::to_string(emitted_[e]) + " (row-major) never ran in the schedule");
+    }
+
+    /** Lines emitted so far, in order, are written; on an error the rest stays unwritten. */
+    void flush_emits() {
+        while (cur_emit_ < lines_.size()) {
+            auto &ls = lines_[cur_emit_];
+            int64_t &i = emitted_[cur_emit_];
+            while (i < static_cast<int64_t>(ls.size()) && filled_[cur_emit_][i]) {
+                out_ << ls[i];
+                ls[i].clear();
+                ls[i].shrink_to_fit();
+                ++i;
+            }
+            if (i < static_cast<int64_t>(ls.size())) break;
+            ++cur_emit_;
+        }
+        out_.flush();
+    }
+
+    std::shared_ptr<const Value> read_point(int t, const std::vector<int64_t> &p, Loc at) override {
+        const ir::Tensor &x = prog_.tensors[t];
+        if (x.is_load) {
+            auto v = ev_.loaded(t);
+            if (!v) throw RuntimeError{at, x.name + " has not been loaded", {}};
+            return v;
+        }
+        const Buffer &b = buffer(t);
+        int64_t slot = slot_checked(b, p);
+        int64_t base = b.offset + slot * b.slot_bytes, n = value_bytes(x.type);
+        // The slot must hold exactly this point, written and not freed.
+        for (int64_t i = 0; i < n; ++i) {
+            uint32_t w = owner_[base + i];
+            if (w != 0 && writes_[w].tensor == t && writes_[w].point == p && !writes_[w].freed)
+                continue;
+            std::string held = w == 0 ? "which was never written"
+                               : writes_[w].freed
+                                   ? "which was freed after the last read of " +
+                                         point_name(writes_[w].tensor, writes_[w].point)
+                                   : "which holds " + point_name(writes_[w].tensor, writes_[w].point);
+            fault("read of " + point_name(t, p) + " from slot " + std::to_string(slot) + " of " +
+                  x.name + ", " + held + " (arena byte " + std::to_string(base + i) + ")");
+        }
+        auto v = std::make_shared<Value>();
+        const uint8_t *src = arena_.data() + base;
+        decode(x.type, src, *v);
+        auto it = reads_left_[t].find(p);
+        if (it != reads_left_[t].end() && --it->second == 0) {
+            writes_[owner_[base]].freed = true;
+            std::memset(arena_.data() + base, 0xFF, static_cast<size_t>(n));
+        }
+        return v;
+    }
+
+private:
+    struct WriteRec {
+        int tensor = -1;
+        std::vector<int64_t> point;
+        bool freed = false;
+    };
+
+    [[noreturn]] void fault(const std::string &msg) {
+        internal_error("scheduled interpreter: " + msg +
+                           " (the schedule or the memory plan is wrong)",
+                       __FILE__, __LINE__);
+    }
+
+    std::string point_name(int t, const std::vector<int64_t> &p) const {
+        std::string s = prog_.tensors[t].name;
+        if (p.empty()) return s;
+        s += '[';
+        for (size_t k = 0; k < p.size(); ++k) s += (k ? ", " : "") + std::to_string(p[k]);
+        return s + ']';
+    }
+
+    const Buffer &buffer(int t) {
+        int bi = plan_.buffer_of(t);
+        if (bi < 0 || bi >= static_cast<int>(plan_.buffers.size()))
+            fault("no buffer for tensor " + prog_.tensors[t].name);
+        return plan_.buffers[bi];
+    }
+
+    int64_t slot_checked(const Buffer &b, const std::vector<int64_t> &p) {
+        int64_t slot = b.slot_of(p);
+        const ir::Tensor &x = prog_.tensors[b.tensor];
+        if (slot < 0 || slot >= b.slots)
+            fault(point_name(b.tensor, p) + " maps to slot " + std::to_string(slot) + " of " +
+                  x.name + ", which has " + std::to_string(b.slots) + " slots");
+        int64_t n = value_bytes(x.type);
+        if (n > b.slot_bytes)
+            fault("a slot of " + x.name + " has " + std::to_string(b.slot_bytes) +
+                  " bytes, its value needs " + std::to_string(n));
+        if (b.offset < 0 || b.offset + (slot + 1) * b.slot_bytes > plan_.peak_bytes)
+            fault("slot " + std::to_string(slot) + " of " + x.name + " lies outside the arena of " +
+                  std::to_string(plan_.peak_bytes) + " bytes");
+        return slot;
+    }
+
+    void setup() {
+        arena_.assign(static_cast<size_t>(std::max<int64_t>(plan_.peak_bytes, 0)), 0xFF);
+        owner_.assign(arena_.size(), 0);
+        writes_.assign(1, WriteRec{});
+        reads_left_.assign(prog_.tensors.size(), {});
+        lines_.assign(prog_.emits.size(), {});
+        filled_.assign(prog_.emits.size(), {});
+        emitted_.assign(prog_.emits.size(), 0);
+        for (size_t e = 0; e < prog_.emits.size(); ++e) {
+            int64_t total = 1;
+            for (int d : prog_.emits[e].vars) total *= prog_.dims[d].bound;
+            lines_[e].resize(static_cast<size_t>(total));
+            filled_[e].assign(static_cast<size_t>(total), false);
+        }
+        its_.assign(static_cast<size_t>(std::max(sched_.num_iterators, 0)), 0);
+    }
+
+    void walk_root() {
+        if (sched_.root) walk(*sched_.root);
+    }
+
+    void walk(const LoopNode &n) {
+        switch (n.kind) {
+        case LoopNode::For: {
+            if (n.var < 0 || n.var >= static_cast<int>(its_.size())) its_.resize(n.var + 1, 0);
+            for (its_[n.var] = eval_ast_expr(*n.init, its_); eval_ast_expr(*n.cond, its_) != 0;
+                 its_[n.var] += eval_ast_expr(*n.step, its_))
+                for (const auto &c : n.children) walk(*c);
+            return;
+        }
+        case LoopNode::If:
+            if (eval_ast_expr(*n.if_cond, its_) != 0) {
+                if (!n.children.empty()) walk(*n.children[0]);
+            } else if (n.children.size() > 1) {
+                walk(*n.children[1]);
+            }
+            return;
+        case LoopNode::Block:
+            for (const auto &c : n.children) walk(*c);
+            return;
+        case LoopNode::User: {
+            std::vector<int64_t> args;
+            for (const auto &a : n.args) args.push_back(eval_ast_expr(*a, its_));
+            run_instance(n.stmt, args);
+            return;
+        }
+        }
+    }
+
+    /** All full points of an instance: "args" at the non-batch positions, every value of the
+     *  batch positions (row-major) at the others. */
+    std::vector<std::vector<int64_t>> points_of(const Statement &s, const std::vector<int> &dims,
+                                                const std::vector<int64_t> &args) {
+        size_t rank = dims.size();
+        std::vector<bool> is_batch(rank, false);
+        for (int p : s.batch_positions) {
+            if (p < 0 || p >= static_cast<int>(rank))
+                fault("statement " + s.name + " has batch position " + std::to_string(p));
+            is_batch[p] = true;
+        }
+        if (args.size() + s.batch_positions.size() != rank)
+            fault("statement " + s.name + " runs with " + std::to_string(args.size()) +
+                  " coordinates and " + std::to_string(s.batch_positions.size()) +
+                  " batch dims, its domain has " + std::to_string(rank));
+        std::vector<int64_t> p(rank, 0);
+        std::vector<int> bpos;
+        for (size_t k = 0, a = 0; k < rank; ++k) {
+            if (is_batch[k]) bpos.push_back(static_cast<int>(k));
+            else p[k] = args[a++];
+        }
+        std::vector<std::vector<int64_t>> out;
+        while (true) {
+            out.push_back(p);
+            int q = static_cast<int>(bpos.size()) - 1;
+            for (; q >= 0; --q) {
+                int k = bpos[q];
+                if (++p[k] < prog_.dims[dims[k]].bound) break;
+                p[k] = 0;
+            }
+            if (q < 0) break;
+        }
+        for (int k : bpos)
+            if (prog_.dims[dims[k]].bound <= 0) return {};
+        return out;
+    }
+
+    void run_instance(int si, const std::vector<int64_t> &args) {
+        if (si < 0 || si >= static_cast<int>(sched_.statements.size()))
+            fault("loop nest runs statement " + std::to_string(si));
+        const Statement &s = sched_.statements[si];
+        switch (s.kind) {
+        case Statement::Tensor: run_tensor(s, args); return;
+        case Statement::Emit: run_emit(s, args); return;
+        case Statement::Save: run_save(s); return;
+        }
+    }
+
+    void run_tensor(const Statement &s, const std::vector<int64_t> &args) {
+        const ir::Tensor &x = prog_.tensors.at(s.index);
+        if (s.equation < 0 || s.equation >= static_cast<int>(x.equations.size()))
+            fault("statement " + s.name + " names equation " + std::to_string(s.equation));
+        const ir::Equation &eq = x.equations[s.equation];
+        std::vector<std::vector<int64_t>> pts = points_of(s, x.dims, args);
+        std::vector<std::vector<int64_t>> envs;
+        for (const auto &p : pts) {
+            std::vector<int64_t> env;
+            int winner = -1;
+            for (int ei : ev_.equation_order(s.index))
+                if (ev_.match_equation(s.index, ei, p, env)) {
+                    winner = ei;
+                    break;
+                }
+            if (winner != s.equation)
+                fault("statement " + s.name + " runs at " + point_name(s.index, p) + ", which " +
+                      (winner < 0 ? std::string("no equation defines")
+                                  : "equation " + std::to_string(winner) + " defines"));
+            ev_.match_equation(s.index, s.equation, p, env);
+            envs.push_back(std::move(env));
+        }
+        if (counting_) {
+            for (const auto &env : envs) count_reads(*eq.body, env);
+            return;
+        }
+        std::vector<Value> vals;
+        for (const auto &env : envs) vals.push_back(ev_.eval_equation(s.index, s.equation, env));
+        for (size_t i = 0; i < pts.size(); ++i) store(s.index, pts[i], vals[i]);
+    }
+
+    void run_emit(const Statement &s, const std::vector<int64_t> &args) {
+        const ir::Emit &e = prog_.emits.at(s.index);
+        for (const auto &p : points_of(s, e.vars, args)) {
+            if (counting_) {
+                for (const auto &f : e.fields) count_reads(*f.second, p);
+                continue;
+            }
+            int64_t lin = 0;
+            for (size_t k = 0; k < p.size(); ++k) {
+                int64_t bd = prog_.dims[e.vars[k]].bound;
+                if (p[k] < 0 || p[k] >= bd)
+                    fault("statement " + s.name + " runs at a point outside the emit's domain");
+                lin = lin * bd + p[k];
+            }
+            if (filled_[s.index][lin]) fault("statement " + s.name + " runs twice at one point");
+            std::string line = "{";
+            for (size_t f = 0; f < e.fields.size(); ++f) {
+                if (f) line += ',';
+                line += '"' + e.fields[f].first + "\":";
+                Value v = ev_.eval_root(e.fields[f].second, p, e.stream);
+                try {
+                    interp::append_json(line, v);
+                } catch (const OpError &err) {
+                    throw RuntimeError{e.fields[f].second->loc, err.message, {}};
+                }
+            }
+            line += "}\n";
+            lines_[s.index][lin] = std::move(line);
+            filled_[s.index][lin] = true;
+            if (static_cast<size_t>(s.index) == cur_emit_) flush_emits();
+        }
+    }
+
+    void run_save(const Statement &s) {
+        const ir::Save &sv = prog_.saves.at(s.index);
+        if (counting_) {
+            count_reads(*sv.value, {});
+            return;
+        }
+        interp::write_save(sv, ev_.eval_root(sv.value, {}, sv.path), opts_.output_dir);
+    }
+
+    /** Dry walk: count the points every Read node of "body" reads at "env" (each node once). */
+    void count_reads(const ir::Node &body, const std::vector<int64_t> &env) {
+        std::vector<const ir::Node *> stack{&body};
+        std::unordered_map<const ir::Node *, bool> seen;
+        while (!stack.empty()) {
+            const ir::Node *n = stack.back();
+            stack.pop_back();
+            if (!seen.emplace(n, true).second) continue;
+            for (const auto &a : n->args) stack.push_back(a.get());
+            for (const auto &si : n->sindex)
+                if (si.value) stack.push_back(si.value.get());
+            if (n->kind != ir::NodeKind::Read || prog_.tensors.at(n->tensor).is_load) continue;
+            std::vector<int64_t> p(n->index.size(), 0), lo, len;
+            std::vector<size_t> pos;
+            for (size_t k = 0; k < n->index.size(); ++k) {
+                const ir::ReadIndex &ri = n->index[k];
+                if (!ri.is_slice) {
+                    p[k] = interp::eval_index_expr(*ri.point, env);
+                    continue;
+                }
+                int64_t l = interp::eval_index_expr(*ri.lo, env);
+                pos.push_back(k);
+                lo.push_back(l);
+                len.push_back(std::max<int64_t>(0, interp::eval_index_expr(*ri.hi, env) - l));
+            }
+            int64_t total = interp::numel(len);
+            std::vector<int64_t> idx(len.size(), 0);
+            for (int64_t i = 0; i < total; ++i) {
+                for (size_t q = 0; q < pos.size(); ++q) p[pos[q]] = lo[q] + idx[q];
+                ++reads_left_[n->tensor][p];
+                for (size_t d = len.size(); d-- > 0;) {
+                    if (++idx[d] < len[d]) break;
+                    idx[d] = 0;
+                }
+            }
+        }
+    }
+
+    void store(int t, const std::vector<int64_t> &p, const Value &v) {
+        const ir::Tensor &x = prog_.tensors[t];
+        const Buffer &b = buffer(t);
+        int64_t slot = slot_checked(b, p);
+        int64_t base = b.offset + slot * b.slot_bytes, n = value_bytes(x.type);
+        if (written_.size() < prog_.tensors.size()) written_.resize(prog_.tensors.size());
+        if (!written_[t].emplace(p, true).second) fault(point_name(t, p) + " is written twice");
+        writes_.push_back(WriteRec{t, p, false});
+        uint32_t w = static_cast<uint32_t>(writes_.size() - 1);
+        encode(x.type, v, arena_.data() + base, x.name);
+        std::fill(owner_.begin() + base, owner_.begin() + base + n, w);
+        // A point nobody reads is dead at once (its slot keeps the value but is not checked).
+    }
+
+    /** Store "v" (converted to the leaf dtypes of "t") at "dst"; returns the bytes written. */
+    int64_t encode(const ir::Type &t, const Value &v, uint8_t *dst, const std::string &name) {
+        if (t.is_tuple) {
+            if (!v.is_tuple || v.elems.size() != t.elems.size())
+                fault("value of " + name + " does not match its tuple type");
+            int64_t off = 0;
+            for (size_t i = 0; i < t.elems.size(); ++i) off += encode(t.elems[i], v.elems[i], dst + off, name);
+            return off;
+        }
+        if (v.is_tuple) fault("value of " + name + " is a tuple, its type is not");
+        interp::Shape shape = static_shape(t);
+        int64_t n = interp::numel(shape);
+        if (v.numel() != n)
+            fault("value of " + name + " has " + std::to_string(v.numel()) +
+                  " elements, its static type " + std::to_string(n));
+        if (t.dtype == ir::DType::Key) {
+            if (v.dtype != ir::DType::Key) fault("value of " + name + " is not a key");
+            std::memcpy(dst, v.keys.data(), static_cast<size_t>(n) * sizeof(trl::RngKey));
+            return n * static_cast<int64_t>(sizeof(trl::RngKey));
+        }
+        Value c = v.dtype == t.dtype ? v : interp::cast(v, t.dtype);
+        for (int64_t i = 0; i < n; ++i) {
+            double x = c.data[i];
+            switch (t.dtype) {
+            case ir::DType::Bool: dst[i] = x != 0; break;
+            case ir::DType::I32: {
+                int32_t y = static_cast<int32_t>(x);
+                std::memcpy(dst + 4 * i, &y, 4);
+                break;
+            }
+            case ir::DType::F32: {
+                float y = static_cast<float>(x);
+                std::memcpy(dst + 4 * i, &y, 4);
+                break;
+            }
+            case ir::DType::F64: std::memcpy(dst + 8 * i, &x, 8); break;
+            case ir::DType::Key: break;
+            }
+        }
+        return n * leaf_size(t.dtype);
+    }
+
+    int64_t decode(const ir::Type &t, const uint8_t *src, Value &v) {
+        if (t.is_tuple) {
+            v.is_tuple = true;
+            v.elems.resize(t.elems.size());
+            int64_t off = 0;
+            for (size_t i = 0; i < t.elems.size(); ++i) off += decode(t.elems[i], src + off, v.elems[i]);
+            return off;
+        }
+        v.dtype = t.dtype;
+        v.shape = static_shape(t);
+        int64_t n = interp::numel(v.shape);
+        if (t.dtype == ir::DType::Key) {
+            v.keys.resize(static_cast<size_t>(n));
+            std::memcpy(v.keys.data(), src, static_cast<size_t>(n) * sizeof(trl::RngKey));
+            return n * static_cast<int64_t>(sizeof(trl::RngKey));
+        }
+        v.data.resize(static_cast<size_t>(n));
+        for (int64_t i = 0; i < n; ++i) {
+            switch (t.dtype) {
+            case ir::DType::Bool: v.data[i] = src[i] ? 1 : 0; break;
+            case ir::DType::I32: {
+                int32_t y;
+                std::memcpy(&y, src + 4 * i, 4);
+                v.data[i] = y;
+                break;
+            }
+            case ir::DType::F32: {
+                float y;
+                std::memcpy(&y, src + 4 * i, 4);
+                v.data[i] = y;
+                break;
+            }
+            case ir::DType::F64: std::memcpy(&v.data[i], src + 8 * i, 8); break;
+            case ir::DType::Key: break;
+            }
+        }
+        return n * leaf_size(t.dtype);
+    }
+
+    const ir::Program &prog_;
+    const Schedule &sched_;
+    const MemPlan &plan_;
+    const InterpOptions &opts_;
+    std::ostream &out_;
+    Evaluator ev_;
+    bool counting_ = false;
+    std::vector<int64_t> its_;
+    std::vector<uint8_t> arena_;
+    std::vector<uint32_t> owner_;      // per arena byte: index into writes_ (0 = never written)
+    std::vector<WriteRec> writes_;
+    std::vector<PointMap<int64_t>> reads_left_;  // per tensor: reads still to come per point
+    std::vector<PointMap<bool>> written_;
+    std::vector<std::vector<std::string>> lines_;  // per emit: lines by row-major point index
+    std::vector<std::vector<bool>> filled_;
+    std::vector<int64_t> emitted_;
+    size_t cur_emit_ = 0;
+};
+
+}  // namespace
+
+int interpret_scheduled(const ir::Program &prog, const Schedule &sched, const MemPlan &plan,
+                        const InterpOptions &opts, Diagnostics &diag) {
+    std::ostream &out = opts.log ? *opts.log : std::cout;
+    ScheduledRun run(prog, sched, plan, opts, out);
+    try {
+        // The walk does not recurse along dependences, but deep expression trees might.
+        interp::run_on_big_stack([&] { run.run(); });
+    } catch (const RuntimeError &e) {
+        run.flush_emits();
+        diag.error(e.loc, e.message);
+        for (const auto &n : e.notes) diag.note(n.first, n.second);
+        return 1;
+    }
+    return 0;
 }
 
 }  // namespace trlc
