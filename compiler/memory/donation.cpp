@@ -11,9 +11,10 @@
 // before writing it (the scheduled interpreter does; generated code must too), so the
 // pair need not be a conflict.  For x = y this lowers moduli: `net[i+1] = f(net[i])`
 // or `x[t+1] = x[t] + 1` keep one slot instead of two.  Between different tensors the
-// planner (memplan.cpp) lets x reuse y's whole buffer when their live-time sets meet
-// only at such hand-over instances, where every live point of y dies and every live
-// point of x is being written.
+// planner (memplan.cpp) lets x reuse y's whole buffer when both buffers have the same
+// bytes (a smaller donor would merge conflicts for little gain) and their live-time sets
+// meet only at such hand-over instances, where every live point of y dies and every
+// live point of x is being written.
 // (Compare research/tempo.md §6.4: the reference donates moving point reads whose
 // later consumers do not exist; the isl rule there is the same "last reader" test.)
 #include "memory/memplan_impl.h"

@@ -135,6 +135,7 @@ MemPlan plan_memory_from(const ir::Program &prog, const PdgImpl &g, const MemInp
         for (size_t y = 0; y < n && !has_cross_donor[x]; ++y) {
             if (y == x || donated[y] || !live_conflict[x][y]) continue;
             if (plan.buffers[x].slot_bytes != plan.buffers[y].slot_bytes) continue;
+            if (plan.buffers[x].bytes != plan.buffers[y].bytes) continue;  // same size only
             if (plan.buffers[x].bytes == 0 || plan.buffers[y].bytes == 0) continue;
             bool clash = group[x] == group[y];  // members of the two groups must not meet,
             for (size_t a = 0; a < n && !clash; ++a)  // except x and y at the hand-over
