@@ -63,6 +63,10 @@ int main(int argc, char **argv) {
     app.add_option("--log", opts.log_path, "write emit records to FILE instead of stdout");
     app.add_option("-o", opts.output, "output file (code generation: not available yet)");
     app.add_flag("--no-color", opts.no_color, "never colour diagnostics");
+    // Hidden (empty group): shared with trl-opt, for tests of a hand-written schedule.
+    app.add_option("--load-schedule", opts.load_schedule,
+                   "use the isl schedule tree (YAML) in FILE instead of the scheduler")
+        ->group("");
 
     // GCC-style single-dash long flags (-fno-vectorize) are spelled with two dashes for CLI11.
     std::vector<std::string> args;

@@ -130,7 +130,7 @@ int run(const DriverOptions &opts, SourceManager &sm, Diagnostics &diag) {
         return 0;
     }
     if (opts.emit == "json") {
-        nlohmann::json doc = nlohmann::json::parse(pdg_to_json(pdg));
+        nlohmann::json doc = nlohmann::json::parse(pdg_to_json(pdg, batch_dims));
         doc["schedule"] = nlohmann::json::parse(schedule_to_json(sched));
         doc["memplan"] = nlohmann::json::parse(memplan_to_json(*prog, plan));
         std::cout << doc.dump(2) << "\n";
@@ -145,6 +145,34 @@ int run(const DriverOptions &opts, SourceManager &sm, Diagnostics &diag) {
 }
 
 }  // namespace
+
+bool run_front_end(const DriverOptions &opts, SourceManager &sm, Diagnostics &diag,
+                   ir::Program *prog, Pdg *pdg) {
+    SemaOptions sema_opts;
+    sema_opts.include_dirs = opts.include_dirs;
+    sema_opts.stdlib_dir = TRLC_STDLIB_DIR;
+    if (const char *env = getenv("TRLC_STDLIB_DIR")) sema_opts.stdlib_dir = env;
+    bool defines_ok = true;
+    for (const std::string &d : opts.raw_defines) defines_ok &= parse_define(d, sema_opts, diag);
+    if (!defines_ok) return false;
+    std::string err;
+    int file = sm.load(opts.input, &err);
+    if (file < 0) {
+        diag.error(err);
+        return false;
+    }
+    ast::Module module = parse(sm, file, diag);
+    if (diag.has_errors()) return false;
+    std::optional<ir::Program> p = analyze(module, sm, diag, sema_opts);
+    if (!p || diag.has_errors()) return false;
+    *prog = std::move(*p);
+    *pdg = build_pdg(*prog, diag);
+    if (diag.has_errors()) return false;
+    check_reads_defined(*pdg, diag);
+    if (diag.has_errors()) return false;
+    check_no_zero_cycle(*pdg, diag);
+    return !diag.has_errors();
+}
 
 int run_driver(const DriverOptions &opts) {
     SourceManager sm;

@@ -4,6 +4,10 @@
 #include <string>
 #include <vector>
 
+#include "frontend/diagnostics.h"
+#include "ir/ir.h"
+#include "pdg/pdg.h"
+
 namespace trlc {
 
 struct DriverOptions {
@@ -24,5 +28,12 @@ struct DriverOptions {
 /** Run the compiler as the command line asked; returns the process exit code
  *  (0 success, 1 user error, 2 internal compiler error). */
 int run_driver(const DriverOptions &opts);
+
+/** The checked front half, for tools that run chosen stages (trl-opt): loads
+ *  opts.input into "sm", applies opts.raw_defines / include_dirs, then parse →
+ *  sema → build_pdg → check_reads_defined → check_no_zero_cycle.  Returns false
+ *  when a stage reported errors to "diag" (then "prog"/"pdg" are partial). */
+bool run_front_end(const DriverOptions &opts, SourceManager &sm, Diagnostics &diag,
+                   ir::Program *prog, Pdg *pdg);
 
 }  // namespace trlc

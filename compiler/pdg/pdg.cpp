@@ -127,6 +127,7 @@ public:
     Builder(const ir::Program &prog, Diagnostics &diag, PdgImpl &g) : prog_(prog), diag_(diag), g_(g) {}
 
     void run() {
+        for (const ir::Dim &d : prog_.dims) g_.program_dims.push_back(d.name);
         for (const auto &b : prog_.bounds)
             if (is_identifier(b.first)) g_.params.push_back(b);
         build_context();

@@ -41,7 +41,12 @@ void print_pdg(const Pdg &g, std::ostream &out);
 /** The same, marking batch axes chosen by vectorization ("batch_dims" per Program::dims index). */
 void print_pdg(const Pdg &g, std::ostream &out, const std::vector<bool> &batch_dims);
 void print_pdg_dot(const Pdg &g, std::ostream &out);
+/** The names of the dims marked in "batch_dims" (per Program::dims index), in declaration order. */
+std::vector<std::string> batch_dim_names(const Pdg &g, const std::vector<bool> &batch_dims);
 /** --emit=json: {"tensors": [{"name","domain","shape","dtype"}], "edges": [{"from","to","access"}]} */
 std::string pdg_to_json(const Pdg &g);
+/** The same with the vectorization decision: adds "batch_axes": ["b"] at the top level and
+ *  "batch": ["b"] (its batch dims) to every tensor and output. */
+std::string pdg_to_json(const Pdg &g, const std::vector<bool> &batch_dims);
 
 }  // namespace trlc

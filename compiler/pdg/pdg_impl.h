@@ -83,6 +83,7 @@ struct PdgImpl {
     std::vector<std::pair<std::string, int64_t>> params;  // bound name → value, sorted
     /** [T] -> { : T = 8 } */
     isl::set context;
+    std::vector<std::string> program_dims;  // Program::dims names, in order (batch-axis printing)
     std::vector<PdgNode> nodes;  // tensors in definition order, then emits, then saves
     std::vector<PdgEdge> edges;
 };

@@ -7,18 +7,34 @@
 //    "outputs": [{"name": "emit \"h\"", "kind": "emit", "domain": "..."}],
 //    "edges": [{"from": "h", "to": "h", "read": "h[t-1]", "loc": "4:8", "access": "{ ... }"}]}
 //
+// With the vectorization decision (the driver's --emit=json), tensors and outputs
+// gain "batch": ["b"] and the document "batch_axes": ["b"].
 // Edges point from consumer to producer.  Sets are concrete (context applied);
 // tensors, outputs and edges are sorted so the document is stable.
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <set>
 
 #include "pdg/pdg_impl.h"
 
 namespace trlc {
 
-std::string pdg_to_json(const Pdg &pdg) {
+namespace {
+
+/* The document; with "batch_dims", each tensor and output gains "batch" (its batch dims, last
+ * key) and the document gains "batch_axes" (after "edges"). */
+std::string to_json(const Pdg &pdg, const std::vector<bool> *batch_dims) {
     const PdgImpl &g = pdg.impl();
+    std::set<std::string> batch;
+    if (batch_dims)
+        for (const std::string &d : batch_dim_names(pdg, *batch_dims)) batch.insert(d);
+    auto batch_of = [&](const PdgNode &n) {
+        std::vector<std::string> out;
+        for (const std::string &d : n.dim_names)
+            if (batch.count(d)) out.push_back(d);
+        return out;
+    };
     nlohmann::ordered_json doc;
     nlohmann::ordered_json params = nlohmann::ordered_json::object();
     for (const auto &p : g.params) params[p.first] = p.second;
@@ -49,16 +65,20 @@ std::string pdg_to_json(const Pdg &pdg) {
                            {"pattern_image", set_to_string(g, eq.image)}});
         }
         t["equations"] = eqs;
+        if (batch_dims) t["batch"] = batch_of(*n);
         jt.push_back(t);
     }
     doc["tensors"] = jt;
 
     nlohmann::ordered_json jo = nlohmann::ordered_json::array();
-    for (const PdgNode *n : outputs)
-        jo.push_back({{"name", n->name},
-                      {"kind", n->kind == PdgNode::Emit ? "emit" : "save"},
-                      {"dims", n->dim_names},
-                      {"domain", set_to_string(g, n->domain)}});
+    for (const PdgNode *n : outputs) {
+        nlohmann::ordered_json o = {{"name", n->name},
+                                    {"kind", n->kind == PdgNode::Emit ? "emit" : "save"},
+                                    {"dims", n->dim_names},
+                                    {"domain", set_to_string(g, n->domain)}};
+        if (batch_dims) o["batch"] = batch_of(*n);
+        jo.push_back(o);
+    }
     doc["outputs"] = jo;
 
     std::vector<nlohmann::ordered_json> edges;
@@ -79,7 +99,16 @@ std::string pdg_to_json(const Pdg &pdg) {
                                b["access"].template get<std::string>());
     });
     doc["edges"] = edges;
+    if (batch_dims) doc["batch_axes"] = batch_dim_names(pdg, *batch_dims);
     return doc.dump(2);
+}
+
+}  // namespace
+
+std::string pdg_to_json(const Pdg &pdg) { return to_json(pdg, nullptr); }
+
+std::string pdg_to_json(const Pdg &pdg, const std::vector<bool> &batch_dims) {
+    return to_json(pdg, &batch_dims);
 }
 
 }  // namespace trlc

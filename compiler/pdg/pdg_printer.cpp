@@ -15,6 +15,7 @@
 // of its pattern that a more specific equation defines instead.
 #include <algorithm>
 #include <ostream>
+#include <set>
 
 #include "pdg/pdg_impl.h"
 
@@ -63,6 +64,14 @@ std::string dot_escape(const std::string &s) {
 
 }  // namespace
 
+std::vector<std::string> batch_dim_names(const Pdg &pdg, const std::vector<bool> &batch_dims) {
+    const PdgImpl &g = pdg.impl();
+    std::vector<std::string> out;
+    for (size_t k = 0; k < batch_dims.size() && k < g.program_dims.size(); ++k)
+        if (batch_dims[k]) out.push_back(g.program_dims[k]);
+    return out;
+}
+
 void print_pdg(const Pdg &pdg, std::ostream &out) {
     const PdgImpl &g = pdg.impl();
     out << "context: " << isl_text(g.context) << "\n";
@@ -86,10 +95,31 @@ void print_pdg(const Pdg &pdg, std::ostream &out) {
     }
 }
 
+// With the vectorization decision: a header before `context:` naming the batch
+// axes, then one line per tensor or output that has one, in the same order as
+// the body (a separate block, so the lines of the graph itself do not change):
+//   batch axes: b
+//     tensor act: batch b
+//     emit "x": batch b
+// `batch axes: (none)` when no dim is one (or -fno-vectorize).
 void print_pdg(const Pdg &pdg, std::ostream &out, const std::vector<bool> &batch_dims) {
-    // Batch axes are printed by the vectorization work (issue 3); until then, same as above.
+    const PdgImpl &g = pdg.impl();
+    std::vector<std::string> names = batch_dim_names(pdg, batch_dims);
+    std::set<std::string> batch(names.begin(), names.end());
+    out << "batch axes: ";
+    if (names.empty()) out << "(none)";
+    for (size_t k = 0; k < names.size(); ++k) out << (k ? ", " : "") << names[k];
+    out << "\n";
+    for (int i : sorted_nodes(g)) {
+        const PdgNode &n = g.nodes[i];
+        std::string dims;
+        for (const std::string &d : n.dim_names)
+            if (batch.count(d)) dims += (dims.empty() ? "" : ", ") + d;
+        if (dims.empty()) continue;
+        out << "  " << (n.kind == PdgNode::Tensor ? "tensor " : "") << n.name << ": batch " << dims
+            << "\n";
+    }
     print_pdg(pdg, out);
-    (void)batch_dims;
 }
 
 void print_pdg_dot(const Pdg &pdg, std::ostream &out) {
