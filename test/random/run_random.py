@@ -3,13 +3,14 @@
 (gen_programs.py), `trlc --interpret=scheduled` (with and without -fno-vectorize) must print
 exactly the bytes `trlc --interpret` prints, and exit the same way.
 
-Usage: run_random.py TRLC SEED N WORKDIR [--keep-going]
+Usage: run_random.py TRLC SEED N WORKDIR [-jJOBS]   (JOBS programs at once; default 2)
 Prints one line per failing program (its path, the variant and why), then the summary
 `N passed, M failed`; exits 1 when any failed.  Programs live in WORKDIR/prog_<k>.trl, so a
 failure can be rerun by hand."""
 import os
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 VARIANTS = [["--interpret=scheduled"], ["--interpret=scheduled", "-fno-vectorize"]]
@@ -39,28 +40,31 @@ def main():
     trlc, seed, n, work = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
     subprocess.run([sys.executable, os.path.join(HERE, "gen_programs.py"), str(seed), str(n), work],
                    check=True)
-    passed, failed = 0, []
-    for k in range(n):
+    jobs = 2
+    for a in sys.argv[5:]:
+        if a.startswith("-j"):
+            jobs = max(1, int(a[2:]))
+
+    def check(k):
+        """None when program k passes, else why it fails."""
         path = os.path.join(work, f"prog_{k}.trl")
         rc0, out0, err0 = run([trlc, path, "--interpret"])
         if rc0 != 0:
-            failed.append(f"{path}: the point-wise interpreter fails (exit {rc0}): "
-                          f"{err0.decode(errors='replace').splitlines()[:1]}")
-            continue
-        why = None
+            msg = err0.decode(errors="replace").strip().splitlines()
+            return f"{path}: the point-wise interpreter fails (exit {rc0}): {msg[0] if msg else ''}"
         for v in VARIANTS:
             rc, out, err = run([trlc, path] + v)
             if rc != rc0:
                 msg = err.decode(errors="replace").strip().splitlines()
-                why = f"{' '.join(v)}: exit {rc}: {msg[0] if msg else ''}"
-                break
+                return f"{path}: {' '.join(v)}: exit {rc}: {msg[0] if msg else ''}"
             if out != out0:
-                why = f"{' '.join(v)}: output differs, {first_diff(out0, out)}"
-                break
-        if why:
-            failed.append(f"{path}: {why}")
-        else:
-            passed += 1
+                return f"{path}: {' '.join(v)}: output differs, {first_diff(out0, out)}"
+        return None
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        results = list(pool.map(check, range(n)))
+    failed = [r for r in results if r is not None]
+    passed = n - len(failed)
     for f in failed:
         print("FAIL", f)
     print(f"{passed} passed, {len(failed)} failed")
