@@ -8,6 +8,7 @@
 // node's call `S(e0, e1, …)` gives the statement and the coordinates of its
 // instance (Statement::dims order).  Iterators are numbered by first appearance.
 #include <map>
+#include <stdexcept>
 
 #include <isl/ast.h>
 #include <isl/ast_build.h>
@@ -193,7 +194,7 @@ void build_loop_nest(Schedule &s) {
     isl_ast_build *build = isl_ast_build_from_context(context.release());
     isl_ast_node *ast = isl_ast_build_node_from_schedule(build, im.schedule.copy());
     isl_ast_build_free(build);
-    TRLC_ASSERT(ast) << "isl produced no AST";
+    if (!ast) throw std::runtime_error("isl could not generate the loop nest of the schedule");
     im.ast = isl::manage(ast);
     Converter conv(s);
     s.root = conv.node(im.ast.get());

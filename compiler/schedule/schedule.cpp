@@ -28,6 +28,8 @@ Schedule schedule_program(const ir::Program &prog, const Pdg &pdg,
         build_loop_nest(s);
     } catch (const isl::exception &e) {
         diag.error(std::string("scheduling failed: isl: ") + (e.what() ? e.what() : "error"));
+    } catch (const std::runtime_error &e) {
+        diag.error(std::string("scheduling failed: ") + e.what());
     }
     return s;
 }

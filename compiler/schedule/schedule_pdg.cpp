@@ -30,6 +30,7 @@
 
 #include <isl/options.h>
 #include <isl/schedule.h>
+#include <isl/schedule_node.h>
 
 #include "pdg/pdg_impl.h"
 #include "schedule/schedule_impl.h"
@@ -189,6 +190,67 @@ bool load(const ScheduleOptions &opts, const Pdg &pdg, Schedule &s, Diagnostics 
     return check_loaded(pdg, s, diag);
 }
 
+/* The subtree at "node" as a schedule over "domain" (taken), with every set node
+ * turned into a sequence node in the same child order: isl's AST generator may run
+ * the children of a set node in any order, while schedule_map (what the memory plan
+ * reads) orders them as listed; a sequence makes both agree. */
+isl_schedule *rebuild(isl_schedule_node *node, isl_union_set *domain) {
+    enum isl_schedule_node_type type = isl_schedule_node_get_type(node);
+    auto child = [&](int i, isl_union_set *dom) {
+        isl_schedule_node *c = isl_schedule_node_get_child(node, i);
+        isl_schedule *r = rebuild(c, dom);
+        isl_schedule_node_free(c);
+        return r;
+    };
+    switch (type) {
+    case isl_schedule_node_leaf:
+        return isl_schedule_from_domain(domain);
+    case isl_schedule_node_filter:
+        return child(0, isl_union_set_intersect(domain, isl_schedule_node_filter_get_filter(node)));
+    case isl_schedule_node_band: {
+        isl_schedule *sub = child(0, domain);
+        isl_multi_union_pw_aff *mupa = isl_schedule_node_band_get_partial_schedule(node);
+        isl_size n = isl_schedule_node_band_n_member(node);
+        isl_bool perm = isl_schedule_node_band_get_permutable(node);
+        std::vector<isl_bool> coinc;
+        for (isl_size i = 0; i < n; ++i)
+            coinc.push_back(isl_schedule_node_band_member_get_coincident(node, i));
+        sub = isl_schedule_insert_partial_schedule(sub, mupa);
+        isl_schedule_node *root = isl_schedule_get_root(sub);
+        isl_schedule_free(sub);
+        isl_schedule_node *band = isl_schedule_node_child(root, 0);
+        band = isl_schedule_node_band_set_permutable(band, perm == isl_bool_true);
+        for (isl_size i = 0; i < n; ++i)
+            band = isl_schedule_node_band_member_set_coincident(band, i, coinc[i] == isl_bool_true);
+        sub = isl_schedule_node_get_schedule(band);
+        isl_schedule_node_free(band);
+        return sub;
+    }
+    case isl_schedule_node_sequence:
+    case isl_schedule_node_set: {
+        isl_size n = isl_schedule_node_n_children(node);
+        isl_schedule *out = nullptr;
+        for (isl_size i = 0; i < n; ++i) {
+            isl_schedule *part = child(i, isl_union_set_copy(domain));
+            out = out ? isl_schedule_sequence(out, part) : part;
+        }
+        isl_union_set_free(domain);
+        return out;
+    }
+    case isl_schedule_node_domain:
+    default:
+        if (isl_schedule_node_has_children(node) == isl_bool_true) return child(0, domain);
+        return isl_schedule_from_domain(domain);
+    }
+}
+
+isl::schedule sequence_sets(const isl::schedule &s) {
+    isl_schedule_node *root = isl_schedule_get_root(s.get());
+    isl_schedule *r = rebuild(root, isl_schedule_get_domain(s.get()));
+    isl_schedule_node_free(root);
+    return isl::manage(r);
+}
+
 }  // namespace
 
 bool build_schedule(const ir::Program &prog, const Pdg &pdg, const ScheduleOptions &opts,
@@ -196,6 +258,7 @@ bool build_schedule(const ir::Program &prog, const Pdg &pdg, const ScheduleOptio
     ScheduleImpl &im = s.impl();
     bool ok = opts.load_schedule.empty() ? compute(pdg, s, diag) : load(opts, pdg, s, diag);
     if (!ok) return false;
+    im.schedule = sequence_sets(im.schedule);
     im.schedule_map = im.schedule.get_map().intersect_domain(im.domain).coalesce();
     return true;
 }

@@ -22,12 +22,10 @@
 
 namespace trlc {
 
-std::string sorted_union_text(const std::string &text) {
-    // Find "{ ... }" at depth 0 and sort its ';'-separated pieces at bracket depth 1.
-    size_t open = text.find('{');
-    size_t close = text.rfind('}');
-    if (open == std::string::npos || close == std::string::npos || close <= open) return text;
-    std::string body = text.substr(open + 1, close - open - 1);
+namespace {
+
+/* "a; b" pieces at bracket depth 0 of "body", trimmed and sorted, joined by "; ". */
+std::string sort_pieces(const std::string &body) {
     std::vector<std::string> pieces;
     int depth = 0;
     std::string cur;
@@ -47,9 +45,41 @@ std::string sorted_union_text(const std::string &text) {
         p = a == std::string::npos ? "" : p.substr(a, b - a + 1);
     }
     std::sort(pieces.begin(), pieces.end());
-    std::string out = text.substr(0, open + 1) + " ";
+    std::string out;
     for (size_t i = 0; i < pieces.size(); ++i) out += (i ? "; " : "") + pieces[i];
-    return out + " " + text.substr(close);
+    return out;
+}
+
+}  // namespace
+
+std::string sorted_union_text(const std::string &text) {
+    // Every outermost "{ ... }" group (a union set/map; a multi_union_pw_aff has one
+    // per member) gets its pieces sorted; the rest of the text is kept.
+    std::string out;
+    size_t i = 0;
+    while (i < text.size()) {
+        size_t open = text.find('{', i);
+        if (open == std::string::npos) {
+            out += text.substr(i);
+            break;
+        }
+        int depth = 0;
+        size_t close = open;
+        for (; close < text.size(); ++close) {
+            if (text[close] == '{') ++depth;
+            if (text[close] == '}' && --depth == 0) break;
+        }
+        if (close >= text.size()) {
+            out += text.substr(i);
+            break;
+        }
+        out += text.substr(i, open - i);
+        std::string body = text.substr(open + 1, close - open - 1);
+        std::string sorted = sort_pieces(body);
+        out += sorted.empty() ? "{ }" : "{ " + sorted + " }";
+        i = close + 1;
+    }
+    return out;
 }
 
 namespace {
@@ -113,6 +143,7 @@ std::string schedule_to_json(const Schedule &s) {
     nlohmann::json j;
     j["tree"] = tree_yaml(s);
     j["loop_nest"] = loop_nest_text(s);
+    j["schedule_map"] = im.schedule_map.is_null() ? "" : sorted_union_text(isl_text(im.schedule_map));
     nlohmann::json stmts = nlohmann::json::array();
     for (size_t i = 0; i < s.statements.size(); ++i) {
         const Statement &st = s.statements[i];
