@@ -141,7 +141,8 @@ public:
                                : writes_[w].freed
                                    ? "which was freed after the last read of " +
                                          point_name(writes_[w].tensor, writes_[w].point)
-                                   : "which holds " + point_name(writes_[w].tensor, writes_[w].point);
+                                   : "which holds " +
+                                         point_name(writes_[w].tensor, writes_[w].point);
             fault("read of " + point_name(t, p) + " from slot " + std::to_string(slot) + " of " +
                   x.name + ", " + held + " (arena byte " + std::to_string(base + i) + ")");
         }
@@ -428,7 +429,8 @@ private:
             if (!v.is_tuple || v.elems.size() != t.elems.size())
                 fault("value of " + name + " does not match its tuple type");
             int64_t off = 0;
-            for (size_t i = 0; i < t.elems.size(); ++i) off += encode(t.elems[i], v.elems[i], dst + off, name);
+            for (size_t i = 0; i < t.elems.size(); ++i)
+                off += encode(t.elems[i], v.elems[i], dst + off, name);
             return off;
         }
         if (v.is_tuple) fault("value of " + name + " is a tuple, its type is not");
@@ -469,7 +471,8 @@ private:
             v.is_tuple = true;
             v.elems.resize(t.elems.size());
             int64_t off = 0;
-            for (size_t i = 0; i < t.elems.size(); ++i) off += decode(t.elems[i], src + off, v.elems[i]);
+            for (size_t i = 0; i < t.elems.size(); ++i)
+                off += decode(t.elems[i], src + off, v.elems[i]);
             return off;
         }
         v.dtype = t.dtype;

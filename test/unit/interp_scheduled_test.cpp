@@ -98,8 +98,9 @@ Schedule statements(const ir::Program &p) {
         return s;
     };
     // x's equations in source order: 0 = x[0], 1 = x[t+1].
-    s.statements = {st("x_0", Statement::Tensor, x, 0, {0}), st("x_1", Statement::Tensor, x, 1, {0}),
-                    st("y_0", Statement::Tensor, y, 0, {0}), st("emit_e", Statement::Emit, 0, -1, {0})};
+    s.statements = {
+        st("x_0", Statement::Tensor, x, 0, {0}), st("x_1", Statement::Tensor, x, 1, {0}),
+        st("y_0", Statement::Tensor, y, 0, {0}), st("emit_e", Statement::Emit, 0, -1, {0})};
     s.batch_dims = {false};
     s.num_iterators = 1;
     return s;
@@ -167,8 +168,9 @@ TEST(InterpScheduled, SequentialBlockPlanMatchesPointwise) {
     std::string got = run(*f->prog, sequential(*f->prog), plan(*f->prog, 5, 256), &ice);
     EXPECT_EQ(ice, "");
     // x = 1, 1.5, 1.75, 1.875 (halve and add one); y = x + 2 in f64.
-    EXPECT_EQ(got, "{\"x\":1.0,\"y\":3.0}\n{\"x\":1.5,\"y\":3.5}\n{\"x\":1.75,\"y\":3.75}\n"
-                   "{\"x\":1.875,\"y\":3.875}\n");
+    EXPECT_EQ(got,
+              "{\"x\":1.0,\"y\":3.0}\n{\"x\":1.5,\"y\":3.5}\n{\"x\":1.75,\"y\":3.75}\n"
+              "{\"x\":1.875,\"y\":3.875}\n");
     EXPECT_EQ(got, pointwise(*f->prog));
 }
 
@@ -182,8 +184,8 @@ TEST(InterpScheduled, InterleavedOneSlotOfXIsEnough) {
     auto add = std::make_shared<AstExpr>();
     add->op = AstExpr::Add;
     add->args = {it(0), lit(1)};
-    s.root = block({user(0, {lit(0)}),
-                    loop(0, 0, 3, {user(2, {it(0)}), user(3, {it(0)}), user(1, {add})})});
+    s.root = block(
+        {user(0, {lit(0)}), loop(0, 0, 3, {user(2, {it(0)}), user(3, {it(0)}), user(1, {add})})});
     std::string ice;
     std::string got = run(*f->prog, s, plan(*f->prog, 1, 256), &ice);
     EXPECT_EQ(ice, "");
@@ -197,7 +199,8 @@ TEST(InterpScheduled, TooSmallWindowIsCaught) {
     ASSERT_TRUE(f->prog);
     std::string ice;
     run(*f->prog, sequential(*f->prog), plan(*f->prog, 2, 256), &ice);
-    EXPECT_NE(ice.find("read of x[0] from slot 0 of x, which holds x[4]"), std::string::npos) << ice;
+    EXPECT_NE(ice.find("read of x[0] from slot 0 of x, which holds x[4]"), std::string::npos)
+        << ice;
     EXPECT_NE(ice.find("the schedule or the memory plan is wrong"), std::string::npos) << ice;
 }
 
@@ -208,7 +211,8 @@ TEST(InterpScheduled, OverlappingBuffersAreCaught) {
     ASSERT_TRUE(f->prog);
     std::string ice;
     run(*f->prog, sequential(*f->prog), plan(*f->prog, 5, 16), &ice);
-    EXPECT_NE(ice.find("read of x[1] from slot 1 of x, which holds y[0]"), std::string::npos) << ice;
+    EXPECT_NE(ice.find("read of x[1] from slot 1 of x, which holds y[0]"), std::string::npos)
+        << ice;
 }
 
 TEST(InterpScheduled, ReadBeforeWriteIsCaught) {
@@ -233,8 +237,9 @@ TEST(InterpScheduled, ReadOfFreedSlotIsCaught) {
     s.root = block({user(0, {lit(0)}), user(2, {lit(0)}), user(3, {lit(0)}), user(2, {lit(1)})});
     std::string ice;
     run(*f->prog, s, plan(*f->prog, 1, 256), &ice);
-    EXPECT_NE(ice.find("read of x[1] from slot 0 of x, which was freed after the last read of x[0]"),
-              std::string::npos)
+    EXPECT_NE(
+        ice.find("read of x[1] from slot 0 of x, which was freed after the last read of x[0]"),
+        std::string::npos)
         << ice;
 }
 
