@@ -1,0 +1,140 @@
+#pragma once
+/* trl_rt — the runtime every generated trlc program links (issue 4).
+ *
+ * One small C-style interface: prefix trl_, a context first, int status
+ * returns (TRL_OK or a TRL_E* code), no CUDA types (device memory is void *).
+ * The same generated source compiles with nvcc (device layer:
+ * runtime/trl_rt_cuda.cu) and with the host C++ compiler (device layer:
+ * runtime/trl_rt_host.cpp, OpenMP); kernels reach the device only through the
+ * macros below.  Formatting of emit records is shared with the reference
+ * interpreter (trl_json.h) so that both print the same bytes.
+ *
+ * Life of a generated program:
+ *   trl_ctx *ctx;  int rc = trl_init(&ctx, &kProgramInfo, argc, argv);
+ *   if (rc != TRL_OK) return trl_exit_code(rc);     // --help, bad flags: message printed
+ *   char *arena = (char *)trl_arena(ctx);            // one allocation of info.arena_bytes
+ *   ... loop nest: TRL_LAUNCH(kernel, n, args...); trl_emit(ctx, ...); ...
+ *   return trl_finish(ctx);                          // flush logs, print arena + peak memory
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__CUDACC__)
+#define TRL_HOST_DEVICE __host__ __device__
+#define TRL_KERNEL __global__ void
+/* Index of this thread's element in a launch of n elements; threads past n return. */
+#define TRL_KERNEL_INDEX(i, n)                                   \
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; \
+    if (i >= (n)) return
+#define TRL_LAUNCH(kernel, n, ...)                                                         \
+    do {                                                                                   \
+        long long trl_n_ = (n);                                                            \
+        if (trl_n_ > 0) {                                                                  \
+            kernel<<<(unsigned)((trl_n_ + 255) / 256), 256>>>(trl_n_, __VA_ARGS__);        \
+            TRL_CHECK(trl_last_launch_status(ctx));                                        \
+        }                                                                                  \
+    } while (0)
+#else
+#define TRL_HOST_DEVICE
+/* On the host a kernel is a function over all n elements; the loop is parallel (OpenMP). */
+#define TRL_KERNEL void
+#define TRL_KERNEL_INDEX(i, n) \
+    _Pragma("omp parallel for schedule(static)") for (long long i = 0; i < (n); ++i)
+#define TRL_LAUNCH(kernel, n, ...)                  \
+    do {                                            \
+        long long trl_n_ = (n);                     \
+        if (trl_n_ > 0) kernel(trl_n_, __VA_ARGS__); \
+    } while (0)
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+    TRL_OK = 0,
+    TRL_EXIT_SUCCESS = 1, /* --help printed: exit 0 */
+    TRL_EUSAGE = 2,       /* bad command line: message printed, exit 1 */
+    TRL_EIO = 3,          /* file missing / malformed: message printed, exit 1 */
+    TRL_EDEVICE = 4,      /* CUDA / allocation failure: exit 2 */
+    TRL_EINTERNAL = 5
+};
+
+typedef struct trl_ctx trl_ctx;
+
+/* What the generated program tells the runtime about itself (static data). */
+typedef struct trl_program_info {
+    const char *name;              /* program name for --help */
+    const char *source;            /* the .trl path it was compiled from */
+    size_t arena_bytes;            /* = --emit=memplan's predicted peak */
+    int num_bounds;
+    const char *const *bound_names;
+    const long long *bound_defaults;     /* compile-time values */
+    const unsigned char *bound_runtime;  /* 1: may be overridden by --bound (sizes no buffer) */
+    int num_streams;                     /* emit streams, in declaration order */
+    const char *const *stream_names;
+    const long long *stream_points;      /* records per stream (for the progress line) */
+    uint64_t default_seed;
+} trl_program_info;
+
+/* Parse argv (--seed N, --log FILE, --bound NAME=V, --threads N, --quiet, --help), allocate
+ * the arena, open the log.  Prints its own messages. */
+int trl_init(trl_ctx **ctx, const trl_program_info *info, int argc, char **argv);
+/* Process exit code for a status: 0 for TRL_OK / TRL_EXIT_SUCCESS, 1 user errors, 2 others. */
+int trl_exit_code(int status);
+/* Flush and close logs, print "arena: N bytes, peak memory: M bytes" (unless --quiet), free
+ * everything; returns the process exit code. */
+int trl_finish(trl_ctx *ctx);
+
+void *trl_arena(trl_ctx *ctx);               /* device (or host) base of the arena */
+uint64_t trl_seed(trl_ctx *ctx);
+long long trl_bound(trl_ctx *ctx, int k);    /* value of bound k after --bound overrides */
+
+/* Copies between the arena (device) and host memory. */
+int trl_to_host(trl_ctx *ctx, void *dst, const void *device_src, size_t bytes);
+int trl_to_device(trl_ctx *ctx, void *device_dst, const void *src, size_t bytes);
+int trl_synchronize(trl_ctx *ctx);
+int trl_last_launch_status(trl_ctx *ctx);
+
+/* Element types of emit fields and files. */
+enum { TRL_BOOL = 0, TRL_I32 = 1, TRL_F32 = 2, TRL_F64 = 3 };
+
+/* One emit field: host data of `dtype`, row-major, `rank` dims. */
+typedef struct trl_field {
+    const char *key;
+    int dtype;
+    int rank;
+    const long long *shape;
+    const void *data;
+} trl_field;
+
+/* Record of stream `stream` at point number `index` (its rank in the stream's lexicographic
+ * point order).  Records are written in index order per stream and streams in declaration
+ * order, exactly as `trlc --interpret` prints them (a reorder buffer holds early records). */
+int trl_emit(trl_ctx *ctx, int stream, long long index, const trl_field *fields, int num_fields);
+
+/* Save host arrays: one array → .npy, several → .npz (arr_0, arr_1, …). */
+int trl_save(trl_ctx *ctx, const char *path, const trl_field *arrays, int num_arrays);
+/* Load an .npy into host memory "dst", checking dtype and shape; a clear message otherwise. */
+int trl_load(trl_ctx *ctx, const char *path, int dtype, int rank, const long long *shape,
+             void *dst);
+
+/* Host-side matrix product C[m,n] = A[m,k] · B[k,n] (row-major, f32 or f64): OpenBLAS on
+ * the host, cuBLAS on the device; `device` says where A, B, C live. */
+int trl_gemm(trl_ctx *ctx, int dtype, long long m, long long n, long long k, const void *a,
+             const void *b, void *c);
+
+double trl_now_seconds(void);
+
+/* Report a failed call and stop: "prog.cu:123: trl_save(...) failed: message". */
+void trl_fail(trl_ctx *ctx, int status, const char *call, const char *file, int line);
+
+#ifdef __cplusplus
+}
+#endif
+
+#define TRL_CHECK(call)                                              \
+    do {                                                             \
+        int trl_status_ = (call);                                    \
+        if (trl_status_ != TRL_OK) trl_fail(ctx, trl_status_, #call, __FILE__, __LINE__); \
+    } while (0)
