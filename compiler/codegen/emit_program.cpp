@@ -1,0 +1,1242 @@
+// emit_program — the C++17/CUDA source of a scheduled program (see emit_program.h).
+//
+// Expressions become straight-line C++ inside a kernel: every IR node is one local (a scalar
+// variable, or an array of its static maximum size holding its actual row-major elements), its
+// shape a list of C expressions (literals or dynamic lengths).  Elementwise operations are loops
+// over the result's elements; reductions are sequential loops in index order; reads address the
+// arena through the memory plan.  The operation semantics mirror interp/value.cpp line by line:
+// the compute dtype of each op, the float libm functions for f32, Python-style modulo, NaN rules
+// of min/max.  Integer overflow and out-of-range errors that the interpreter reports are not
+// checked here (yet).
+#include "codegen/emit_program.h"
+
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace trlc {
+
+namespace {
+
+using ir::BinaryOp;
+using ir::BuiltinOp;
+using ir::DType;
+using ir::NodeKind;
+using ir::UnaryOp;
+
+[[noreturn]] void unsupported(const Loc &loc, const std::string &what) {
+    throw CodegenError{loc, "code generation does not support " + what + " yet"};
+}
+
+const char *ctype(DType d) {
+    switch (d) {
+    case DType::Bool: return "bool";
+    case DType::I32: return "int32_t";
+    case DType::F32: return "float";
+    case DType::F64: return "double";
+    case DType::Key: return "trl::RngKey";
+    }
+    return "double";
+}
+
+int64_t leaf_size(DType dt) {
+    switch (dt) {
+    case DType::Bool: return 1;
+    case DType::I32:
+    case DType::F32: return 4;
+    case DType::F64: return 8;
+    case DType::Key: return 16;  // sizeof(trl::RngKey)
+    }
+    return 8;
+}
+
+int64_t static_numel(const ir::Type &t) {
+    int64_t n = 1;
+    for (const auto &e : t.shape) n *= e.max_value;
+    return n;
+}
+
+int64_t value_bytes(const ir::Type &t) {
+    if (t.is_tuple) {
+        int64_t n = 0;
+        for (const auto &e : t.elems) n += value_bytes(e);
+        return n;
+    }
+    return static_numel(t) * leaf_size(t.dtype);
+}
+
+std::string lit_int(int64_t v) { return std::to_string(v) + (v > 2147483647 || v < -2147483647 ? "LL" : ""); }
+
+/** A C literal of "x" in dtype "dt" that reads back exactly. */
+std::string literal(DType dt, double x) {
+    char buf[64];
+    switch (dt) {
+    case DType::Bool: return x != 0 ? "true" : "false";
+    case DType::I32: return "(int32_t)" + std::to_string(static_cast<int64_t>(x));
+    case DType::F32:
+    case DType::F64: {
+        bool f = dt == DType::F32;
+        if (std::isnan(x)) return f ? "(float)NAN" : "(double)NAN";
+        if (std::isinf(x)) return std::string(x < 0 ? "-" : "") + (f ? "(float)INFINITY" : "(double)INFINITY");
+        std::snprintf(buf, sizeof buf, f ? "%.9g" : "%.17g", f ? static_cast<double>(static_cast<float>(x)) : x);
+        std::string s = buf;
+        if (s.find_first_of(".en") == std::string::npos) s += ".0";
+        return f ? s + "f" : s;
+    }
+    case DType::Key: break;
+    }
+    return "0";
+}
+
+/** "e" (a C expression of dtype "from") converted to "to" as interp::cast does. */
+std::string conv(const std::string &e, DType from, DType to) {
+    if (from == to) return e;
+    switch (to) {
+    case DType::Bool: return "((" + e + ") != 0)";
+    case DType::I32: return "(int32_t)(" + e + ")";
+    case DType::F32: return "(float)(" + e + ")";
+    case DType::F64: return "(double)(" + e + ")";
+    case DType::Key: break;
+    }
+    return e;
+}
+
+std::string affine_c(const ir::Affine &a) {
+    std::string s;
+    for (size_t v = 0; v < a.coef.size(); ++v) {
+        int64_t c = a.coef[v];
+        if (c == 0) continue;
+        std::string term = (c == 1 ? "" : c == -1 ? "-" : std::to_string(c) + " * ") + "v" + std::to_string(v);
+        if (s.empty()) s = term;
+        else if (term[0] == '-') s += " - " + term.substr(1);
+        else s += " + " + term;
+    }
+    if (s.empty()) return lit_int(a.constant);
+    if (a.constant > 0) s += " + " + lit_int(a.constant);
+    if (a.constant < 0) s += " - " + lit_int(-a.constant);
+    return s;
+}
+
+std::string index_c(const ir::IndexExpr &e) {
+    switch (e.kind) {
+    case ir::IndexExpr::Aff: return affine_c(e.aff);
+    case ir::IndexExpr::Min: return "trlg_min(" + index_c(*e.a) + ", " + index_c(*e.b) + ")";
+    case ir::IndexExpr::Max: return "trlg_max(" + index_c(*e.a) + ", " + index_c(*e.b) + ")";
+    }
+    return "0";
+}
+
+std::string ast_c(const AstExpr &e) {
+    auto a = [&](size_t k) { return ast_c(*e.args.at(k)); };
+    auto join = [&](const char *fn) {
+        std::string s = a(0);
+        for (size_t k = 1; k < e.args.size(); ++k) s = std::string(fn) + "(" + s + ", " + a(k) + ")";
+        return s;
+    };
+    auto chain = [&](const char *op) {
+        std::string s = "(" + a(0);
+        for (size_t k = 1; k < e.args.size(); ++k) s += std::string(" ") + op + " " + a(k);
+        return s + ")";
+    };
+    switch (e.op) {
+    case AstExpr::Int: return e.value < 0 ? "(" + lit_int(e.value) + ")" : lit_int(e.value);
+    case AstExpr::Var: return "c" + std::to_string(e.var);
+    case AstExpr::Neg: return "(-" + a(0) + ")";
+    case AstExpr::Add: return "(" + a(0) + " + " + a(1) + ")";
+    case AstExpr::Sub: return "(" + a(0) + " - " + a(1) + ")";
+    case AstExpr::Mul: return "(" + a(0) + " * " + a(1) + ")";
+    case AstExpr::FloorDiv: return "trlg_floordiv(" + a(0) + ", " + a(1) + ")";
+    case AstExpr::Mod: return "trlg_pmod(" + a(0) + ", " + a(1) + ")";
+    case AstExpr::Min: return join("trlg_min");
+    case AstExpr::Max: return join("trlg_max");
+    case AstExpr::Select: return "(" + a(0) + " ? " + a(1) + " : " + a(2) + ")";
+    case AstExpr::Lt: return "(" + a(0) + " < " + a(1) + ")";
+    case AstExpr::Le: return "(" + a(0) + " <= " + a(1) + ")";
+    case AstExpr::Gt: return "(" + a(0) + " > " + a(1) + ")";
+    case AstExpr::Ge: return "(" + a(0) + " >= " + a(1) + ")";
+    case AstExpr::Eq: return "(" + a(0) + " == " + a(1) + ")";
+    case AstExpr::And: return chain("&&");
+    case AstExpr::Or: return chain("||");
+    }
+    return "0";
+}
+
+/** A computed value inside a kernel. */
+struct Val {
+    std::string name;
+    DType dt = DType::F32;
+    std::vector<int64_t> maxs;       // static maximum shape
+    std::vector<std::string> dims;   // actual shape (C expressions)
+    bool tuple = false;
+    std::vector<Val> elems;
+    bool scalar() const { return dims.empty(); }
+    int64_t max_numel() const {
+        int64_t n = 1;
+        for (int64_t m : maxs) n *= m;
+        return n;
+    }
+    std::string numel() const {
+        if (dims.empty()) return "1";
+        std::string s;
+        for (const auto &d : dims) s += (s.empty() ? "" : " * ") + d;
+        return dims.size() == 1 ? s : "(" + s + ")";
+    }
+    bool static_one() const {
+        for (int64_t m : maxs)
+            if (m != 1) return false;
+        return true;
+    }
+    std::string at(const std::string &i) const { return scalar() ? name : name + "[" + i + "]"; }
+};
+
+/** Writes the C++ of one expression DAG (a kernel or host function body). */
+class ExprEmitter {
+public:
+    ExprEmitter(const ir::Program &prog, const MemPlan &plan, std::string &out, int indent)
+        : prog_(prog), plan_(plan), out_(out), indent_(indent) {}
+
+    /** Tensors read (for the host copy before an emit / save). */
+    std::set<int> reads;
+
+    Val emit(const ir::Node &n) {
+        auto it = memo_.find(&n);
+        if (it != memo_.end()) return it->second;
+        Val v = emit_uncached(n);
+        memo_[&n] = v;
+        return v;
+    }
+
+    void line(const std::string &s) { out_ += std::string(indent_ * 4, ' ') + s + "\n"; }
+    void open(const std::string &s) {
+        line(s + " {");
+        ++indent_;
+    }
+    void close() {
+        --indent_;
+        line("}");
+    }
+    std::string fresh(const char *p) { return p + std::to_string(counter_++); }
+
+    /** A new local of "dt" with the shape of node type "t" (dims from the type's extents). */
+    Val declare(DType dt, const std::vector<int64_t> &maxs, const std::vector<std::string> &dims) {
+        Val v;
+        v.name = fresh("val");
+        v.dt = dt;
+        v.maxs = maxs;
+        v.dims = dims;
+        if (v.scalar()) line(std::string(ctype(dt)) + " " + v.name + ";");
+        else line(std::string(ctype(dt)) + " " + v.name + "[" + std::to_string(std::max<int64_t>(1, v.max_numel())) + "];");
+        return v;
+    }
+
+    static std::vector<int64_t> maxs_of(const ir::Type &t) {
+        std::vector<int64_t> m;
+        for (const auto &e : t.shape) m.push_back(e.max_value);
+        return m;
+    }
+    static std::vector<std::string> dims_of(const ir::Type &t) {
+        std::vector<std::string> d;
+        for (const auto &e : t.shape)
+            d.push_back(e.is_static() ? lit_int(e.max_value) : "trlg_max(0LL, " + index_c(*e.dynamic) + ")");
+        return d;
+    }
+
+    /** Index of operand "a" at result element "i" of a result with shape "r" (broadcasting). */
+    std::string operand_at(const Val &a, const Val &r, const std::string &i, const Loc &loc) {
+        if (a.scalar()) return a.name;
+        if (a.static_one()) return a.name + "[0]";
+        if (a.dims == r.dims) return a.name + "[" + i + "]";
+        for (int64_t m : r.maxs) (void)m;
+        // Static broadcast: unravel i over r's static shape.
+        for (const auto &d : r.dims)
+            if (d.find_first_not_of("0123456789") != std::string::npos) unsupported(loc, "broadcasting of arrays with dynamic shapes");
+        for (const auto &d : a.dims)
+            if (d.find_first_not_of("0123456789") != std::string::npos) unsupported(loc, "broadcasting of arrays with dynamic shapes");
+        size_t rr = r.maxs.size(), ar = a.maxs.size();
+        std::vector<int64_t> rst(rr, 1), ast(ar, 1);
+        for (int64_t d = static_cast<int64_t>(rr) - 2; d >= 0; --d) rst[d] = rst[d + 1] * r.maxs[d + 1];
+        for (int64_t d = static_cast<int64_t>(ar) - 2; d >= 0; --d) ast[d] = ast[d + 1] * a.maxs[d + 1];
+        std::string s;
+        for (size_t d = 0; d < ar; ++d) {
+            if (a.maxs[d] == 1) continue;
+            size_t od = rr - ar + d;
+            std::string term = "((" + i + " / " + std::to_string(rst[od]) + ") % " + std::to_string(r.maxs[od]) + ")";
+            if (ast[d] != 1) term += " * " + std::to_string(ast[d]);
+            s += (s.empty() ? "" : " + ") + term;
+        }
+        return a.name + "[" + (s.empty() ? "0" : s) + "]";
+    }
+
+    /** Result shape of an elementwise op over "ops" with node type "t". */
+    std::pair<std::vector<int64_t>, std::vector<std::string>> ew_shape(const std::vector<const Val *> &ops,
+                                                                     const ir::Type &t) {
+        const Val *full = nullptr;
+        bool same = true;
+        for (const Val *o : ops) {
+            if (o->scalar() || o->static_one()) continue;
+            if (!full) full = o;
+            else if (o->dims != full->dims) same = false;
+        }
+        if (full && same && full->maxs.size() == t.shape.size()) return {full->maxs, full->dims};
+        return {maxs_of(t), dims_of(t)};
+    }
+
+    /** Loop over the elements of "r": calls body(i) inside. */
+    void for_elems(const Val &r, const std::function<void(const std::string &)> &body) {
+        if (r.scalar()) {
+            open("");
+            body("0");
+            close();
+            return;
+        }
+        std::string i = fresh("i");
+        open("for (long long " + i + " = 0; " + i + " < " + r.numel() + "; ++" + i + ")");
+        body(i);
+        close();
+    }
+
+    std::string unary_expr(UnaryOp op, DType dt, const std::string &x, const Loc &loc) {
+        if (dt == DType::F32) {
+            switch (op) {
+            case UnaryOp::Neg: return "-" + x;
+            case UnaryOp::Exp: return "expf(" + x + ")";
+            case UnaryOp::Log: return "logf(" + x + ")";
+            case UnaryOp::Sqrt: return "sqrtf(" + x + ")";
+            case UnaryOp::Tanh: return "tanhf(" + x + ")";
+            case UnaryOp::Sigmoid: return "1.0f / (1.0f + expf(-" + x + "))";
+            case UnaryOp::Relu: return "(" + x + " != " + x + " ? " + x + " : (" + x + " > 0.0f ? " + x + " : 0.0f))";
+            case UnaryOp::Abs: return "fabsf(" + x + ")";
+            case UnaryOp::Sin: return "sinf(" + x + ")";
+            case UnaryOp::Cos: return "cosf(" + x + ")";
+            case UnaryOp::Floor: return "floorf(" + x + ")";
+            case UnaryOp::Ceil: return "ceilf(" + x + ")";
+            case UnaryOp::Sign: return "(" + x + " > 0.0f ? 1.0f : " + x + " < 0.0f ? -1.0f : " + x + ")";
+            case UnaryOp::StopGrad: return x;
+            case UnaryOp::Not: return "(" + x + " == 0.0f)";
+            }
+        } else if (dt == DType::F64) {
+            switch (op) {
+            case UnaryOp::Neg: return "-" + x;
+            case UnaryOp::Exp: return "exp(" + x + ")";
+            case UnaryOp::Log: return "log(" + x + ")";
+            case UnaryOp::Sqrt: return "sqrt(" + x + ")";
+            case UnaryOp::Tanh: return "tanh(" + x + ")";
+            case UnaryOp::Sigmoid: return "1.0 / (1.0 + exp(-" + x + "))";
+            case UnaryOp::Relu: return "(" + x + " != " + x + " ? " + x + " : (" + x + " > 0.0 ? " + x + " : 0.0))";
+            case UnaryOp::Abs: return "fabs(" + x + ")";
+            case UnaryOp::Sin: return "sin(" + x + ")";
+            case UnaryOp::Cos: return "cos(" + x + ")";
+            case UnaryOp::Floor: return "floor(" + x + ")";
+            case UnaryOp::Ceil: return "ceil(" + x + ")";
+            case UnaryOp::Sign: return "(" + x + " > 0.0 ? 1.0 : " + x + " < 0.0 ? -1.0 : " + x + ")";
+            case UnaryOp::StopGrad: return x;
+            case UnaryOp::Not: return "(" + x + " == 0.0)";
+            }
+        } else if (dt == DType::I32) {
+            switch (op) {
+            case UnaryOp::Neg: return "(int32_t)(-(long long)" + x + ")";
+            case UnaryOp::Abs: return "(int32_t)(" + x + " < 0 ? -(long long)" + x + " : (long long)" + x + ")";
+            case UnaryOp::Relu: return "(" + x + " > 0 ? " + x + " : 0)";
+            case UnaryOp::Sign: return "(int32_t)(" + x + " > 0 ? 1 : " + x + " < 0 ? -1 : 0)";
+            case UnaryOp::Floor:
+            case UnaryOp::Ceil:
+            case UnaryOp::StopGrad: return x;
+            case UnaryOp::Not: return "(" + x + " == 0)";
+            default: break;
+            }
+        } else if (dt == DType::Bool && op == UnaryOp::Not) {
+            return "!" + x;
+        }
+        unsupported(loc, "this unary operation on " + std::string(ir::dtype_name(dt)));
+    }
+
+    static bool is_cmp(BinaryOp op) {
+        return op == BinaryOp::Lt || op == BinaryOp::Le || op == BinaryOp::Gt || op == BinaryOp::Ge ||
+               op == BinaryOp::Eq || op == BinaryOp::Ne;
+    }
+
+    std::string binary_expr(BinaryOp op, DType dt, const std::string &a, const std::string &b,
+                            const Loc &loc) {
+        switch (op) {
+        case BinaryOp::Lt: return "(" + a + " < " + b + ")";
+        case BinaryOp::Le: return "(" + a + " <= " + b + ")";
+        case BinaryOp::Gt: return "(" + a + " > " + b + ")";
+        case BinaryOp::Ge: return "(" + a + " >= " + b + ")";
+        case BinaryOp::Eq: return "(" + a + " == " + b + ")";
+        case BinaryOp::Ne: return "(" + a + " != " + b + ")";
+        case BinaryOp::And: return "(" + a + " && " + b + ")";
+        case BinaryOp::Or: return "(" + a + " || " + b + ")";
+        default: break;
+        }
+        if (dt == DType::F32 || dt == DType::F64) {
+            bool f = dt == DType::F32;
+            switch (op) {
+            case BinaryOp::Add: return a + " + " + b;
+            case BinaryOp::Sub: return a + " - " + b;
+            case BinaryOp::Mul: return a + " * " + b;
+            case BinaryOp::Div: return a + " / " + b;
+            case BinaryOp::Mod: return (f ? "trlg_pymodf(" : "trlg_pymod(") + a + ", " + b + ")";
+            case BinaryOp::Pow: return (f ? "powf(" : "pow(") + a + ", " + b + ")";
+            case BinaryOp::Min: return (f ? "trlg_fminf(" : "trlg_fmin(") + a + ", " + b + ")";
+            case BinaryOp::Max: return (f ? "trlg_fmaxf(" : "trlg_fmax(") + a + ", " + b + ")";
+            default: break;
+            }
+        } else if (dt == DType::I32) {
+            switch (op) {
+            case BinaryOp::Add: return "(int32_t)((long long)" + a + " + " + b + ")";
+            case BinaryOp::Sub: return "(int32_t)((long long)" + a + " - " + b + ")";
+            case BinaryOp::Mul: return "(int32_t)((long long)" + a + " * " + b + ")";
+            case BinaryOp::Div: return "trlg_idiv(" + a + ", " + b + ")";
+            case BinaryOp::Mod: return "trlg_imod(" + a + ", " + b + ")";
+            case BinaryOp::Pow: return "trlg_ipow(" + a + ", " + b + ")";
+            case BinaryOp::Min: return "(" + b + " < " + a + " ? " + b + " : " + a + ")";
+            case BinaryOp::Max: return "(" + b + " > " + a + " ? " + b + " : " + a + ")";
+            default: break;
+            }
+        }
+        unsupported(loc, "this binary operation on " + std::string(ir::dtype_name(dt)));
+    }
+
+    Val emit_binary(BinaryOp op, const Val &a, const Val &b, DType result, const ir::Type &t,
+                    const Loc &loc) {
+        DType dt;
+        if (is_cmp(op)) dt = std::max(a.dt, b.dt);
+        else if (op == BinaryOp::And || op == BinaryOp::Or) dt = DType::Bool;
+        else dt = result == DType::Bool ? DType::I32 : result;
+        if (is_cmp(op) && dt == DType::Bool) dt = DType::I32;
+        auto sh = ew_shape({&a, &b}, t);
+        Val r = declare(result, sh.first, sh.second);
+        for_elems(r, [&](const std::string &i) {
+            line(std::string(ctype(dt)) + " a = " + conv(operand_at(a, r, i, loc), a.dt, dt) + ";");
+            line(std::string(ctype(dt)) + " b = " + conv(operand_at(b, r, i, loc), b.dt, dt) + ";");
+            DType produced = is_cmp(op) || op == BinaryOp::And || op == BinaryOp::Or ? DType::Bool : dt;
+            line(r.at(i) + " = " + conv(binary_expr(op, dt, "a", "b", loc), produced, result) + ";");
+        });
+        return r;
+    }
+
+    Val emit_where(const Val &c, const Val &a, const Val &b, DType result, const ir::Type &t,
+                   const Loc &loc) {
+        if (a.tuple || b.tuple) {
+            if (!(a.tuple && b.tuple && !c.tuple && a.elems.size() == b.elems.size()))
+                unsupported(loc, "where() of these tuple values");
+            Val r;
+            r.tuple = true;
+            for (size_t k = 0; k < a.elems.size(); ++k) {
+                ir::Type et = t.is_tuple && k < t.elems.size() ? t.elems[k] : ir::Type{};
+                r.elems.push_back(emit_where(c, a.elems[k], b.elems[k], a.elems[k].dt, et, loc));
+            }
+            return r;
+        }
+        auto sh = ew_shape({&c, &a, &b}, t);
+        if (t.is_tuple) sh = {a.maxs, a.dims};
+        Val r = declare(result, sh.first, sh.second);
+        for_elems(r, [&](const std::string &i) {
+            line(r.at(i) + " = " + conv(operand_at(c, r, i, loc), c.dt, DType::Bool) + " ? " +
+                 conv(operand_at(a, r, i, loc), a.dt, result) + " : " +
+                 conv(operand_at(b, r, i, loc), b.dt, result) + ";");
+        });
+        return r;
+    }
+
+    Val emit_cast(const Val &x, DType to) {
+        if (x.tuple) {
+            Val r = x;
+            for (auto &e : r.elems) e = emit_cast(e, to);
+            return r;
+        }
+        if (x.dt == to) return x;
+        Val r = declare(to, x.maxs, x.dims);
+        for_elems(r, [&](const std::string &i) { line(r.at(i) + " = " + conv(x.at(i), x.dt, to) + ";"); });
+        return r;
+    }
+
+    /** The arena address expression of tensor "t" at point coordinates "p" (C expressions). */
+    std::string address(int t, const std::vector<std::string> &p) {
+        const Buffer &b = plan_.buffers.at(plan_.buffer_of(t));
+        std::string slot;
+        for (size_t d = 0; d < b.modulus.size() && d < p.size(); ++d) {
+            if (b.modulus[d] == 1 || b.stride[d] == 0) continue;
+            std::string term = "trlg_pmod(" + p[d] + " - " + lit_int(b.lower[d]) + ", " + lit_int(b.modulus[d]) + ")";
+            if (b.stride[d] != 1) term += " * " + lit_int(b.stride[d]);
+            slot += (slot.empty() ? "" : " + ") + term;
+        }
+        std::string a = "arena + " + lit_int(b.offset);
+        if (!slot.empty()) a += " + (" + slot + ") * " + lit_int(b.slot_bytes);
+        return a;
+    }
+
+    /** Load leaves of static type "t" from address variable "src" + byte offset into "dst"
+     *  starting at element "at" (C expression). Returns bytes consumed. */
+    int64_t load_leaves(const ir::Type &t, const std::string &src, int64_t off, const Val &dst,
+                        const std::string &at) {
+        int64_t n = static_numel(t), sz = leaf_size(t.dtype);
+        std::string k = fresh("k");
+        open("for (long long " + k + " = 0; " + k + " < " + std::to_string(n) + "; ++" + k + ")");
+        std::string d = dst.scalar() ? dst.name : dst.name + "[" + at + " + " + k + "]";
+        std::string s = src + " + " + std::to_string(off) + " + " + k + " * " + std::to_string(sz);
+        if (t.dtype == DType::Bool) line(d + " = *(const unsigned char *)(" + s + ") != 0;");
+        else line("memcpy(&" + d + ", " + s + ", " + std::to_string(sz) + ");");
+        close();
+        return n * sz;
+    }
+
+    Val emit_read(const ir::Node &n) {
+        const ir::Tensor &x = prog_.tensors.at(n.tensor);
+        if (x.is_load) unsupported(n.loc, "reading the loaded tensor " + x.name);
+        if (plan_.buffer_of(n.tensor) < 0) unsupported(n.loc, "a read of " + x.name + " without a buffer");
+        reads.insert(n.tensor);
+        std::vector<std::string> p;
+        std::vector<size_t> slice_pos;
+        std::vector<std::string> lens, los;
+        for (size_t k = 0; k < n.index.size(); ++k) {
+            const ir::ReadIndex &ri = n.index[k];
+            if (!ri.is_slice) {
+                p.push_back(index_c(*ri.point));
+                continue;
+            }
+            std::string lo = fresh("lo"), len = fresh("len");
+            line("const long long " + lo + " = " + index_c(*ri.lo) + ";");
+            line("const long long " + len + " = trlg_max(0LL, " + index_c(*ri.hi) + " - " + lo + ");");
+            slice_pos.push_back(k);
+            los.push_back(lo);
+            lens.push_back(len);
+            p.push_back("");
+        }
+        if (slice_pos.empty()) {
+            std::string a = fresh("src");
+            line("const char *" + a + " = " + address(n.tensor, p) + ";");
+            return load_value(x.type, a);
+        }
+        if (x.type.is_tuple) unsupported(n.loc, "a slice of a tuple-valued tensor");
+        std::vector<int64_t> maxs;
+        std::vector<std::string> dims;
+        for (size_t s = 0; s < slice_pos.size(); ++s) {
+            maxs.push_back(s < n.type.shape.size() ? n.type.shape[s].max_value : 0);
+            bool fixed = s < n.type.shape.size() && n.type.shape[s].is_static();
+            dims.push_back(fixed ? lit_int(n.type.shape[s].max_value) : lens[s]);
+        }
+        for (const auto &e : x.type.shape) {
+            maxs.push_back(e.max_value);
+            dims.push_back(lit_int(e.max_value));
+        }
+        Val r = declare(x.type.dtype, maxs, dims);
+        if (r.scalar()) return r;
+        std::vector<std::string> idx;
+        for (size_t s = 0; s < slice_pos.size(); ++s) {
+            std::string j = fresh("j");
+            idx.push_back(j);
+            open("for (long long " + j + " = 0; " + j + " < " + lens[s] + "; ++" + j + ")");
+            p[slice_pos[s]] = los[s] + " + " + j;
+        }
+        std::string flat;
+        for (size_t s = 0; s < slice_pos.size(); ++s)
+            flat = flat.empty() ? idx[s] : "(" + flat + ") * " + lens[s] + " + " + idx[s];
+        std::string a = fresh("src");
+        line("const char *" + a + " = " + address(n.tensor, p) + ";");
+        load_leaves(x.type, a, 0, r, "(" + flat + ") * " + std::to_string(static_numel(x.type)));
+        for (size_t s = 0; s < slice_pos.size(); ++s) close();
+        return r;
+    }
+
+    Val load_value(const ir::Type &t, const std::string &src, int64_t off = 0) {
+        if (t.is_tuple) {
+            Val r;
+            r.tuple = true;
+            for (const auto &e : t.elems) {
+                r.elems.push_back(load_value(e, src, off));
+                off += value_bytes(e);
+            }
+            return r;
+        }
+        Val r = declare(t.dtype, maxs_of(t), dims_of(t));
+        load_leaves(t, src, off, r, "0");
+        return r;
+    }
+
+    /** Store "v" (converted to the leaf dtypes of "t") at address expression "dst" + off. */
+    int64_t store_value(const ir::Type &t, const Val &v, const std::string &dst, int64_t off,
+                        const Loc &loc) {
+        if (t.is_tuple) {
+            if (!v.tuple || v.elems.size() != t.elems.size()) unsupported(loc, "storing a value that does not match its tuple type");
+            for (size_t k = 0; k < t.elems.size(); ++k) off = store_value(t.elems[k], v.elems[k], dst, off, loc);
+            return off;
+        }
+        if (v.tuple) unsupported(loc, "storing a tuple into a non-tuple tensor");
+        int64_t n = static_numel(t), sz = leaf_size(t.dtype);
+        std::string k = fresh("k");
+        open("for (long long " + k + " = 0; " + k + " < " + std::to_string(n) + "; ++" + k + ")");
+        std::string x = conv(v.scalar() ? v.name : v.name + "[" + k + "]", v.dt, t.dtype);
+        std::string d = dst + " + " + std::to_string(off) + " + " + k + " * " + std::to_string(sz);
+        if (t.dtype == DType::Bool) {
+            line("*(unsigned char *)(" + d + ") = " + x + " ? 1 : 0;");
+        } else {
+            line(std::string(ctype(t.dtype)) + " y = " + x + ";");
+            line("memcpy(" + d + ", &y, " + std::to_string(sz) + ");");
+        }
+        close();
+        return off + n * sz;
+    }
+
+    Val emit_reduce(const ir::Node &n, const Val &x0) {
+        bool all = !n.has_axes || n.axes.empty();
+        if (!all && x0.dims.size() == 1 && n.axes.size() == 1 && (n.axes[0] == 0 || n.axes[0] == -1)) all = true;
+        if (!all) unsupported(n.loc, "a reduction over some axes");
+        if (x0.tuple || x0.dt == DType::Key) unsupported(n.loc, "reducing this value");
+        DType result = n.type.dtype;
+        BuiltinOp op = n.builtin;
+        DType dt = result;
+        if (op == BuiltinOp::ReduceMax || op == BuiltinOp::ReduceMin || op == BuiltinOp::Argmax)
+            dt = x0.dt == DType::Bool ? DType::I32 : x0.dt;
+        if (dt == DType::Bool) dt = DType::I32;
+        Val r = declare(result, {}, {});
+        std::string cnt = x0.numel();
+        open("");
+        std::string ct = ctype(dt);
+        std::string i = fresh("i");
+        auto xi = [&](const std::string &k) { return conv(x0.at(k), x0.dt, dt); };
+        switch (op) {
+        case BuiltinOp::Sum:
+        case BuiltinOp::Mean: {
+            line(ct + " acc = " + literal(dt, 0) + ";");
+            std::string add = dt == DType::I32 ? "acc = (int32_t)((long long)acc + " + xi(i) + ");" : "acc = acc + " + xi(i) + ";";
+            line("for (long long " + i + " = 0; " + i + " < " + cnt + "; ++" + i + ") " + add);
+            if (op == BuiltinOp::Mean) {
+                if (dt == DType::F32) line("acc = acc / (float)(" + cnt + ");");
+                else if (dt == DType::F64) line("acc = acc / (double)(" + cnt + ");");
+                else unsupported(n.loc, "mean in i32");
+            }
+            line(r.name + " = " + conv("acc", dt, result) + ";");
+            break;
+        }
+        case BuiltinOp::ReduceMax:
+        case BuiltinOp::ReduceMin:
+        case BuiltinOp::Argmax: {
+            // An empty reduction is an error in the interpreter; here it reads element 0.
+            line(ct + " v = " + xi("0") + ";");
+            line("long long best = 0;");
+            open("for (long long " + i + " = 1; " + i + " < " + cnt + " && v == v; ++" + i + ")");
+            line(ct + " y = " + xi(i) + ";");
+            line(std::string("if (y != y || y ") + (op == BuiltinOp::ReduceMin ? "<" : ">") + " v) { v = y; best = " + i + "; }");
+            close();
+            if (op == BuiltinOp::Argmax) line(r.name + " = " + conv("best", DType::I32, result) + ";");
+            else line(r.name + " = " + conv("v", dt, result) + ";");
+            break;
+        }
+        default: unsupported(n.loc, "this reduction");
+        }
+        close();
+        return r;
+    }
+
+    Val emit_index(const ir::Node &n) {
+        Val x = emit(*n.args.at(0));
+        if (x.tuple) unsupported(n.loc, "indexing a tuple");
+        size_t rank = x.dims.size();
+        if (n.sindex.size() > rank) unsupported(n.loc, "this indexing");
+        // Per axis: a fixed coordinate (scalar index) or a range lo + j.
+        std::vector<std::string> fixed(rank), lo(rank);
+        std::vector<int64_t> maxs;
+        std::vector<std::string> dims;
+        for (size_t d = 0; d < rank; ++d) {
+            std::string size = x.dims[d];
+            if (d >= n.sindex.size() || n.sindex[d].kind == ir::SpatialIndex::Full) {
+                lo[d] = "0";
+                maxs.push_back(x.maxs[d]);
+                dims.push_back(size);
+                continue;
+            }
+            const ir::SpatialIndex &si = n.sindex[d];
+            if (si.kind == ir::SpatialIndex::Slice) {
+                std::string l = fresh("lo"), h = fresh("hi");
+                auto norm = [&](const ir::IndexExprPtr &e, const std::string &dflt, const std::string &name) {
+                    if (!e) {
+                        line("const long long " + name + " = " + dflt + ";");
+                        return;
+                    }
+                    line("long long " + name + " = " + index_c(*e) + ";");
+                    line("if (" + name + " < 0) " + name + " += " + size + ";");
+                    line(name + " = trlg_min(trlg_max(" + name + ", 0LL), (long long)" + size + ");");
+                };
+                norm(si.lo, "0", l);
+                norm(si.hi, size, h);
+                std::string len = fresh("len");
+                line("const long long " + len + " = trlg_max(0LL, " + h + " - " + l + ");");
+                lo[d] = l;
+                maxs.push_back(x.maxs[d]);
+                dims.push_back(len);
+                continue;
+            }
+            Val v = emit(*si.value);
+            if (!v.scalar()) unsupported(n.loc, "gather (indexing with an array)");
+            std::string f = fresh("ix");
+            line("long long " + f + " = " + conv(v.name, v.dt, DType::I32) + ";");
+            line("if (" + f + " < 0) " + f + " += " + size + ";");
+            fixed[d] = f;
+        }
+        Val r = declare(x.dt, maxs, dims);
+        // Strides of x (actual dims).
+        std::vector<std::string> xst(rank, "1");
+        for (int64_t d = static_cast<int64_t>(rank) - 2; d >= 0; --d) xst[d] = "(" + xst[d + 1] + " * " + x.dims[d + 1] + ")";
+        std::vector<std::string> idx;
+        for (size_t k = 0; k < dims.size(); ++k) {
+            std::string j = fresh("j");
+            idx.push_back(j);
+            open("for (long long " + j + " = 0; " + j + " < " + dims[k] + "; ++" + j + ")");
+        }
+        std::string src, dst;
+        for (size_t d = 0, k = 0; d < rank; ++d) {
+            std::string c = fixed[d].empty() ? lo[d] + " + " + idx[k++] : fixed[d];
+            src += (src.empty() ? "" : " + ") + ("(" + c + ") * " + xst[d]);
+        }
+        for (size_t k = 0; k < dims.size(); ++k) dst = dst.empty() ? idx[k] : "(" + dst + ") * " + dims[k] + " + " + idx[k];
+        line(r.at(dst.empty() ? "0" : dst) + " = " + x.at(src.empty() ? "0" : src) + ";");
+        for (size_t k = 0; k < dims.size(); ++k) close();
+        return r;
+    }
+
+    Val emit_builtin(const ir::Node &n) {
+        DType dt = n.type.is_tuple ? DType::F32 : n.type.dtype;
+        switch (n.builtin) {
+        case BuiltinOp::Sum:
+        case BuiltinOp::Mean:
+        case BuiltinOp::ReduceMax:
+        case BuiltinOp::ReduceMin:
+        case BuiltinOp::Argmax: return emit_reduce(n, emit(*n.args.at(0)));
+        case BuiltinOp::Uniform:
+        case BuiltinOp::Normal: {
+            Val k = emit(*n.args.at(0));
+            if (k.tuple || k.dt != DType::Key || !k.scalar()) unsupported(n.loc, "a random draw from this key");
+            if (dt != DType::F32 && dt != DType::F64) unsupported(n.loc, "random draws of non-float type");
+            Val r = declare(dt, maxs_of(n.type), dims_of(n.type));
+            std::string fn = std::string(n.builtin == BuiltinOp::Uniform ? "trl::uniform_" : "trl::normal_") +
+                             (dt == DType::F32 ? "f32" : "f64");
+            for_elems(r, [&](const std::string &i) { line(r.at(i) + " = " + fn + "(" + k.name + ", (uint64_t)" + i + ");"); });
+            return r;
+        }
+        case BuiltinOp::Zeros:
+        case BuiltinOp::Ones:
+        case BuiltinOp::Full: {
+            std::string fill = literal(dt, n.builtin == BuiltinOp::Ones ? 1.0 : 0.0);
+            if (n.builtin == BuiltinOp::Full) {
+                Val v = emit(*n.args.back());
+                if (v.tuple || !v.scalar()) unsupported(n.loc, "full() with a non-scalar value");
+                fill = conv(v.name, v.dt, dt);
+            }
+            Val r = declare(dt, maxs_of(n.type), dims_of(n.type));
+            for_elems(r, [&](const std::string &i) { line(r.at(i) + " = " + fill + ";"); });
+            return r;
+        }
+        case BuiltinOp::Clamp: {
+            Val x = emit(*n.args.at(0)), lo = emit(*n.args.at(1)), hi = emit(*n.args.at(2));
+            Val m = emit_binary(BinaryOp::Max, x, lo, dt, n.type, n.loc);
+            return emit_binary(BinaryOp::Min, m, hi, dt, n.type, n.loc);
+        }
+        case BuiltinOp::FoldIn: {
+            Val k = emit(*n.args.at(0)), v = emit(*n.args.at(1));
+            Val r = declare(DType::Key, {}, {});
+            line(r.name + " = trl::fold_in(" + k.name + ", " + conv(v.name, v.dt, DType::I32) + ");");
+            return r;
+        }
+        case BuiltinOp::Logsumexp: unsupported(n.loc, "logsumexp");
+        case BuiltinOp::Softmax: unsupported(n.loc, "softmax");
+        case BuiltinOp::LogSoftmax: unsupported(n.loc, "log_softmax");
+        case BuiltinOp::MatMul: unsupported(n.loc, "matmul");
+        case BuiltinOp::Transpose: unsupported(n.loc, "transpose");
+        case BuiltinOp::Reshape: unsupported(n.loc, "reshape");
+        case BuiltinOp::Concat:
+        case BuiltinOp::Stack: {
+            // Along axis 0 the result is the operands' elements one after another.
+            bool stack = n.builtin == BuiltinOp::Stack;
+            int64_t axis = n.has_axes && !n.axes.empty() ? n.axes[0] : 0;
+            if (axis != 0) unsupported(n.loc, stack ? "stack along an axis other than 0" : "concat along an axis other than 0");
+            std::vector<Val> xs;
+            for (const auto &a : n.args) xs.push_back(emit(*a));
+            for (const auto &x : xs) {
+                if (x.tuple || x.dt == DType::Key) unsupported(n.loc, stack ? "stack of these values" : "concat of these values");
+                for (const auto &d : x.dims)
+                    if (d.find_first_not_of("0123456789") != std::string::npos)
+                        unsupported(n.loc, stack ? "stack of dynamic shapes" : "concat of dynamic shapes");
+            }
+            Val r = declare(dt, maxs_of(n.type), dims_of(n.type));
+            if (r.scalar()) unsupported(n.loc, "this stack");
+            int64_t pos = 0;
+            for (const auto &x : xs) {
+                int64_t cnt = x.max_numel();
+                std::string i = fresh("i");
+                line("for (long long " + i + " = 0; " + i + " < " + std::to_string(cnt) + "; ++" + i + ") " +
+                     r.name + "[" + std::to_string(pos) + " + " + i + "] = " + conv(x.at(i), x.dt, dt) + ";");
+                pos += cnt;
+            }
+            if (pos != r.max_numel()) unsupported(n.loc, stack ? "this stack" : "this concat");
+            return r;
+        }
+        case BuiltinOp::OneHot: unsupported(n.loc, "one_hot");
+        case BuiltinOp::Gather: unsupported(n.loc, "gather");
+        case BuiltinOp::Cumsum: unsupported(n.loc, "cumsum");
+        case BuiltinOp::DiscountedCumsum: unsupported(n.loc, "discounted_cumsum");
+        case BuiltinOp::Arange: unsupported(n.loc, "arange");
+        case BuiltinOp::Categorical: unsupported(n.loc, "categorical");
+        }
+        unsupported(n.loc, "this builtin");
+    }
+
+    Val emit_uncached(const ir::Node &n) {
+        switch (n.kind) {
+        case NodeKind::Const: {
+            DType dt = n.type.dtype;
+            if (dt == DType::Key) unsupported(n.loc, "a key constant");
+            Val r = declare(dt, maxs_of(n.type), dims_of(n.type));
+            if (r.scalar()) {
+                out_.erase(out_.size() - 2);  // "v;\n" → "v = literal;"
+                out_ += " = " + literal(dt, n.data.empty() ? 0.0 : n.data[0]) + ";\n";
+                return r;
+            }
+            if (n.data.size() == 1 || !n.type.shape.empty()) {
+                bool all_static = true;
+                for (const auto &e : n.type.shape) all_static = all_static && e.is_static();
+                if (n.data.size() != 1 && (!all_static || static_cast<int64_t>(n.data.size()) != r.max_numel()))
+                    unsupported(n.loc, "this constant");
+                if (n.data.size() == 1) {
+                    for_elems(r, [&](const std::string &i) { line(r.at(i) + " = " + literal(dt, n.data[0]) + ";"); });
+                } else {
+                    for (size_t i = 0; i < n.data.size(); ++i)
+                        line(r.name + "[" + std::to_string(i) + "] = " + literal(dt, n.data[i]) + ";");
+                }
+            }
+            return r;
+        }
+        case NodeKind::Coord: {
+            Val r = declare(DType::I32, {}, {});
+            out_.erase(out_.size() - 2);
+            out_ += " = (int32_t)v" + std::to_string(n.var) + ";\n";
+            return r;
+        }
+        case NodeKind::Read: return emit_read(n);
+        case NodeKind::Unary: {
+            Val x = emit(*n.args.at(0));
+            if (x.tuple || x.dt == DType::Key) unsupported(n.loc, "an elementwise operation on this value");
+            if (n.uop == UnaryOp::StopGrad) return x;
+            DType result = n.type.dtype;
+            DType dt = n.uop == UnaryOp::Not ? DType::Bool : result;
+            DType xd = dt == DType::Bool && n.uop != UnaryOp::Not ? DType::I32 : dt;
+            Val r = declare(result, x.maxs, x.dims);
+            for_elems(r, [&](const std::string &i) {
+                line(std::string(ctype(xd)) + " x = " + conv(x.at(i), x.dt, xd) + ";");
+                DType produced = n.uop == UnaryOp::Not ? DType::Bool : xd;
+                line(r.at(i) + " = " + conv(unary_expr(n.uop, xd, "x", n.loc), produced, result) + ";");
+            });
+            return r;
+        }
+        case NodeKind::Binary: {
+            Val a = emit(*n.args.at(0)), b = emit(*n.args.at(1));
+            if (a.tuple || b.tuple || a.dt == DType::Key || b.dt == DType::Key)
+                unsupported(n.loc, "an elementwise operation on these values");
+            return emit_binary(n.bop, a, b, n.type.dtype, n.type, n.loc);
+        }
+        case NodeKind::Where: {
+            Val c = emit(*n.args.at(0)), a = emit(*n.args.at(1)), b = emit(*n.args.at(2));
+            return emit_where(c, a, b, n.type.is_tuple ? DType::F32 : n.type.dtype, n.type, n.loc);
+        }
+        case NodeKind::Cast: return emit_cast(emit(*n.args.at(0)), n.type.dtype);
+        case NodeKind::Builtin: return emit_builtin(n);
+        case NodeKind::Index: return emit_index(n);
+        case NodeKind::Tuple: {
+            Val r;
+            r.tuple = true;
+            for (const auto &a : n.args) r.elems.push_back(emit(*a));
+            return r;
+        }
+        case NodeKind::TupleGet: {
+            Val t = emit(*n.args.at(0));
+            if (!t.tuple || n.int_attr < 0 || n.int_attr >= static_cast<int64_t>(t.elems.size()))
+                unsupported(n.loc, "this tuple element");
+            return t.elems[n.int_attr];
+        }
+        case NodeKind::Rng: {
+            Val r = declare(DType::Key, {}, {});
+            line(r.name + " = trl::rng_root(stream);");
+            for (const auto &a : n.args) {
+                Val v = emit(*a);
+                if (v.tuple || !v.scalar() || v.dt == DType::Key) unsupported(n.loc, "rng() of a non-scalar");
+                line(r.name + " = trl::fold_in(" + r.name + ", " + conv(v.name, v.dt, DType::I32) + ");");
+            }
+            return r;
+        }
+        case NodeKind::Extern: unsupported(n.loc, "extern functions");
+        }
+        unsupported(n.loc, "this expression");
+    }
+
+private:
+    const ir::Program &prog_;
+    const MemPlan &plan_;
+    std::string &out_;
+    int indent_;
+    int counter_ = 0;
+    std::map<const ir::Node *, Val> memo_;
+};
+
+const char *kPrelude = R"(// ---- helpers: integer and float semantics of the reference interpreter (interp/value.cpp)
+TRL_HOST_DEVICE inline long long trlg_min(long long a, long long b) { return a < b ? a : b; }
+TRL_HOST_DEVICE inline long long trlg_max(long long a, long long b) { return a > b ? a : b; }
+TRL_HOST_DEVICE inline long long trlg_pmod(long long a, long long m) {
+    long long r = a % m;
+    return r != 0 && ((r < 0) != (m < 0)) ? r + m : r;
+}
+TRL_HOST_DEVICE inline long long trlg_floordiv(long long a, long long b) {
+    long long q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+TRL_HOST_DEVICE inline int32_t trlg_idiv(int32_t a, int32_t b) {
+    if (b == 0) return 0;  // the interpreter reports "integer division by zero"
+    return (int32_t)trlg_floordiv(a, b);
+}
+TRL_HOST_DEVICE inline int32_t trlg_imod(int32_t a, int32_t b) {
+    if (b == 0) return 0;  // the interpreter reports "integer modulo by zero"
+    return (int32_t)trlg_pmod(a, b);
+}
+TRL_HOST_DEVICE inline int32_t trlg_ipow(int32_t x, int32_t b) {
+    long long r = 1;
+    for (int32_t k = 0; k < b; ++k) {
+        r *= x;
+        if (r == 0 || r == 1) break;
+    }
+    if (r == -1 || (r == 1 && x == -1)) r = (b % 2 && x == -1) ? -1 : 1;
+    return (int32_t)r;
+}
+TRL_HOST_DEVICE inline float trlg_pymodf(float a, float b) {
+    float r = fmodf(a, b);
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+}
+TRL_HOST_DEVICE inline double trlg_pymod(double a, double b) {
+    double r = fmod(a, b);
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+}
+TRL_HOST_DEVICE inline float trlg_fminf(float x, float y) { return (x != x || y != y) ? (float)NAN : (y < x ? y : x); }
+TRL_HOST_DEVICE inline float trlg_fmaxf(float x, float y) { return (x != x || y != y) ? (float)NAN : (y > x ? y : x); }
+TRL_HOST_DEVICE inline double trlg_fmin(double x, double y) { return (x != x || y != y) ? (double)NAN : (y < x ? y : x); }
+TRL_HOST_DEVICE inline double trlg_fmax(double x, double y) { return (x != x || y != y) ? (double)NAN : (y > x ? y : x); }
+)";
+
+std::string c_string(const std::string &s) {
+    std::string r = "\"";
+    for (char c : s) {
+        if (c == '"' || c == '\\') r += '\\';
+        if (c == '\n') { r += "\\n"; continue; }
+        r += c;
+    }
+    return r + "\"";
+}
+
+std::string ident(const std::string &s) {
+    std::string r;
+    for (char c : s) r += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    return r;
+}
+
+int dtype_code(DType d) {
+    switch (d) {
+    case DType::Bool: return 0;
+    case DType::I32: return 1;
+    case DType::F32: return 2;
+    case DType::F64: return 3;
+    default: return -1;
+    }
+}
+const char *dtype_macro(DType d) {
+    switch (d) {
+    case DType::Bool: return "TRL_BOOL";
+    case DType::I32: return "TRL_I32";
+    case DType::F32: return "TRL_F32";
+    default: return "TRL_F64";
+    }
+}
+
+class ProgramEmitter {
+public:
+    ProgramEmitter(const ir::Program &prog, const Schedule &sched, const MemPlan &plan,
+                   const SourceManager *sm)
+        : prog_(prog), sched_(sched), plan_(plan), sm_(sm) {}
+
+    std::string where(const Loc &loc) const {
+        if (!sm_ || !loc.valid() || loc.file >= sm_->size()) return "line " + std::to_string(loc.line);
+        return sm_->file(loc.file).path + ":" + std::to_string(loc.line);
+    }
+
+    std::string run() {
+        std::string main_path = sm_ && sm_->size() > 0 ? sm_->file(0).path : "<input>";
+        out_ += "// Generated by trlc from " + main_path + " (--emit=cuda).  Do not edit.\n";
+        out_ += "// Host: c++ -std=c++17 -fopenmp -x c++ THIS -I<trlc>/runtime ...; CUDA: nvcc -std=c++17.\n";
+        out_ += "#include <math.h>\n#include <stdint.h>\n#include <string.h>\n\n#include <vector>\n\n";
+        out_ += "#include \"trl_rt.h\"\n#include \"trl_random.h\"\n\n";
+        out_ += "// The arena: one allocation; offsets and size from the memory plan (--emit=memplan).\n";
+        out_ += "static const size_t kArenaBytes = " + std::to_string(plan_.peak_bytes) + ";\n\n";
+        out_ += kPrelude;
+        for (size_t s = 0; s < sched_.statements.size(); ++s) statement_function(static_cast<int>(s));
+        run_program();
+        main_function(main_path);
+        return out_;
+    }
+
+    /** Full point coordinates (C names) of statement "st" inside its function: non-batch dims are
+     *  the parameters a0.., batch dims are unravelled from the element index "e". */
+    void point_setup(const Statement &st, const std::vector<int> &dims, std::string &body,
+                     int indent, const char *elem) {
+        std::string pad(indent * 4, ' ');
+        std::vector<bool> batch(dims.size(), false);
+        for (int p : st.batch_positions) batch[p] = true;
+        std::string rest = elem;
+        for (size_t k = dims.size(); k-- > 0;) {
+            if (!batch[k]) continue;
+            int64_t bd = prog_.dims[dims[k]].bound;
+            body += pad + "const long long p" + std::to_string(k) + " = " + rest + " % " + lit_int(bd) + ";\n";
+            body += pad + "const long long r" + std::to_string(k) + " = " + rest + " / " + lit_int(bd) + ";\n";
+            body += pad + "(void)r" + std::to_string(k) + ";\n";
+            rest = "r" + std::to_string(k);
+        }
+        for (size_t k = 0, a = 0; k < dims.size(); ++k)
+            if (!batch[k]) body += pad + "const long long p" + std::to_string(k) + " = a" + std::to_string(a++) + ";\n";
+    }
+
+    int64_t batch_count(const Statement &st, const std::vector<int> &dims) {
+        int64_t n = 1;
+        for (int p : st.batch_positions) n *= prog_.dims[dims[p]].bound;
+        return n;
+    }
+
+    std::string params(const Statement &st) {
+        std::string s;
+        for (size_t a = 0; a < st.dims.size(); ++a) s += ", long long a" + std::to_string(a);
+        return s;
+    }
+
+    void statement_function(int si) {
+        const Statement &st = sched_.statements[si];
+        std::string fname = "k_" + ident(st.name);
+        std::string body;
+        if (st.kind == Statement::Tensor) {
+            const ir::Tensor &x = prog_.tensors.at(st.index);
+            const ir::Equation &eq = x.equations.at(st.equation);
+            if (plan_.buffer_of(st.index) < 0) throw CodegenError{eq.loc, "code generation found no buffer for " + x.name};
+            out_ += "\n// " + st.name + ": " + x.name + " at " + where(eq.loc) + "\n";
+            out_ += "TRL_KERNEL " + fname + "(long long n, char *arena, trl::Philox2x32Key stream" + params(st) + ") {\n";
+            body += "    TRL_KERNEL_INDEX(e, n) {\n";
+            point_setup(st, x.dims, body, 2, "e");
+            for (size_t k = 0; k < eq.pattern.size(); ++k) {
+                const ir::PatternItem &p = eq.pattern[k];
+                if (p.kind == ir::PatternItem::Constant) continue;
+                body += "        const long long v" + std::to_string(p.var) + " = p" + std::to_string(k) +
+                        (p.kind == ir::PatternItem::Shift ? " - " + lit_int(p.offset) : "") + ";\n";
+            }
+            for (size_t v = 0; v < eq.vars.size(); ++v) body += "        (void)v" + std::to_string(v) + ";\n";
+            ExprEmitter ee(prog_, plan_, body, 2);
+            Val v = ee.emit(*eq.body);
+            if (!v.tuple && !x.type.is_tuple && v.dt != x.type.dtype) v = ee.emit_cast(v, x.type.dtype);
+            std::vector<std::string> p;
+            for (size_t k = 0; k < x.dims.size(); ++k) p.push_back("p" + std::to_string(k));
+            ee.line("char *dst = " + ee.address(st.index, p) + ";");
+            ee.store_value(x.type, v, "dst", 0, eq.loc);
+            body += "    }\n";
+            out_ += body + "}\n";
+            return;
+        }
+        if (st.kind == Statement::Emit) {
+            const ir::Emit &em = prog_.emits.at(st.index);
+            out_ += "\n// " + st.name + ": emit \"" + em.stream + "\" at " + where(em.loc) + " (host)\n";
+            out_ += "static void " + fname + "(trl_ctx *ctx, const char *arena, trl::Philox2x32Key stream" + params(st) + ") {\n";
+            body += "    for (long long e = 0; e < " + lit_int(batch_count(st, em.vars)) + "; ++e) {\n";
+            point_setup(st, em.vars, body, 2, "e");
+            std::string lin;
+            for (size_t k = 0; k < em.vars.size(); ++k) {
+                body += "        const long long v" + std::to_string(k) + " = p" + std::to_string(k) + ";\n";
+                lin = lin.empty() ? "v" + std::to_string(k) : "(" + lin + ") * " + lit_int(prog_.dims[em.vars[k]].bound) + " + v" + std::to_string(k);
+            }
+            ExprEmitter ee(prog_, plan_, body, 2);
+            std::vector<std::string> fields;
+            for (const auto &f : em.fields) fields.push_back(field(ee, f.first, *f.second));
+            ee.line("const trl_field fields[] = {" + join(fields) + "};");
+            ee.line("TRL_CHECK(trl_emit(ctx, " + std::to_string(st.index) + ", " + (lin.empty() ? "0" : lin) +
+                    ", fields, " + std::to_string(fields.size()) + "));");
+            body += "    }\n";
+            out_ += body + "}\n";
+            emit_reads_[si] = ee.reads;
+            return;
+        }
+        const ir::Save &sv = prog_.saves.at(st.index);
+        out_ += "\n// " + st.name + ": save to " + sv.path + " at " + where(sv.loc) + " (host)\n";
+        out_ += "static void " + fname + "(trl_ctx *ctx, const char *arena, trl::Philox2x32Key stream" + params(st) + ") {\n";
+        ExprEmitter ee(prog_, plan_, body, 1);
+        Val v = ee.emit(*sv.value);
+        std::vector<std::string> arrays;
+        if (v.tuple) {
+            for (const auto &e : v.elems) arrays.push_back(field_of(ee, "", e, sv.loc));
+        } else {
+            arrays.push_back(field_of(ee, "", v, sv.loc));
+        }
+        ee.line("const trl_field arrays[] = {" + join(arrays) + "};");
+        ee.line("TRL_CHECK(trl_save(ctx, " + c_string(sv.path) + ", arrays, " + std::to_string(arrays.size()) + "));");
+        out_ += body + "}\n";
+        emit_reads_[si] = ee.reads;
+    }
+
+    static std::string join(const std::vector<std::string> &xs) {
+        std::string s;
+        for (const auto &x : xs) s += (s.empty() ? "" : ", ") + x;
+        return s;
+    }
+
+    std::string field(ExprEmitter &ee, const std::string &key, const ir::Node &n) {
+        Val v = ee.emit(n);
+        return field_of(ee, key, v, n.loc);
+    }
+
+    /** A trl_field initializer for value "v" (declares its shape array). */
+    std::string field_of(ExprEmitter &ee, const std::string &key, const Val &v, const Loc &loc) {
+        if (v.tuple) unsupported(loc, "a tuple-valued emit field or save");
+        if (dtype_code(v.dt) < 0) unsupported(loc, "emitting or saving a random key");
+        std::string shape = "nullptr";
+        if (!v.scalar()) {
+            shape = ee.fresh("shape");
+            std::string dims;
+            for (const auto &d : v.dims) dims += (dims.empty() ? "" : ", ") + std::string("(long long)(") + d + ")";
+            ee.line("const long long " + shape + "[] = {" + dims + "};");
+        }
+        return "{" + c_string(key) + ", " + dtype_macro(v.dt) + ", " + std::to_string(v.dims.size()) + ", " +
+               shape + ", " + (v.scalar() ? "&" + v.name : v.name) + "}";
+    }
+
+    void loop(const LoopNode &n, int indent) {
+        std::string pad(indent * 4, ' ');
+        switch (n.kind) {
+        case LoopNode::For: {
+            std::string c = "c" + std::to_string(n.var);
+            out_ += pad + "for (long long " + c + " = " + ast_c(*n.init) + "; " + ast_c(*n.cond) + "; " + c +
+                    " += " + ast_c(*n.step) + ") {\n";
+            for (const auto &ch : n.children) loop(*ch, indent + 1);
+            out_ += pad + "}\n";
+            return;
+        }
+        case LoopNode::If:
+            out_ += pad + "if (" + ast_c(*n.if_cond) + ") {\n";
+            if (!n.children.empty()) loop(*n.children[0], indent + 1);
+            if (n.children.size() > 1) {
+                out_ += pad + "} else {\n";
+                loop(*n.children[1], indent + 1);
+            }
+            out_ += pad + "}\n";
+            return;
+        case LoopNode::Block:
+            for (const auto &ch : n.children) loop(*ch, indent);
+            return;
+        case LoopNode::User: {
+            const Statement &st = sched_.statements.at(n.stmt);
+            std::string args;
+            for (const auto &a : n.args) args += ", " + ast_c(*a);
+            std::string fname = "k_" + ident(st.name);
+            std::string stream = "s_" + ident(st.name);
+            if (st.kind == Statement::Tensor) {
+                const ir::Tensor &x = prog_.tensors.at(st.index);
+                out_ += pad + "TRL_LAUNCH(" + fname + ", " + lit_int(batch_count(st, x.dims)) + ", arena, " + stream + args + ");\n";
+                return;
+            }
+            // Emits and saves run on the host: copy the buffers they read first.
+            for (int t : emit_reads_[n.stmt]) {
+                const Buffer &b = plan_.buffers.at(plan_.buffer_of(t));
+                out_ += pad + "TRL_CHECK(trl_to_host(ctx, host + " + lit_int(b.offset) + ", arena + " + lit_int(b.offset) +
+                        ", " + lit_int(b.bytes) + "));  // " + prog_.tensors[t].name + "\n";
+            }
+            out_ += pad + fname + "(ctx, host, " + stream + args + ");\n";
+            return;
+        }
+        }
+    }
+
+    void run_program() {
+        out_ += "\n// The schedule's loop nest (--emit=schedule).\n";
+        out_ += "static void run_program(trl_ctx *ctx) {\n";
+        out_ += "    char *arena = (char *)trl_arena(ctx);\n";
+        out_ += "    std::vector<char> host_copy(kArenaBytes + 1);  // host mirror for emits and saves\n";
+        out_ += "    char *host = host_copy.data();\n";
+        out_ += "    (void)arena;\n    (void)host;\n";
+        out_ += "    const uint64_t seed = trl_seed(ctx);\n    (void)seed;\n";
+        for (const auto &st : sched_.statements) {
+            std::string name = st.kind == Statement::Tensor ? prog_.tensors.at(st.index).name
+                               : st.kind == Statement::Emit ? prog_.emits.at(st.index).stream
+                                                            : prog_.saves.at(st.index).path;
+            out_ += "    const trl::Philox2x32Key s_" + ident(st.name) + " = trl::stream_key(seed, trl::fnv1a32(" +
+                    c_string(name) + ", " + std::to_string(name.size()) + "));\n";
+        }
+        if (sched_.root) loop(*sched_.root, 1);
+        out_ += "    TRL_CHECK(trl_synchronize(ctx));\n}\n";
+    }
+
+    void main_function(const std::string &path) {
+        std::string base = path;
+        size_t sl = base.find_last_of('/');
+        if (sl != std::string::npos) base = base.substr(sl + 1);
+        if (base.size() > 4 && base.substr(base.size() - 4) == ".trl") base.resize(base.size() - 4);
+        std::vector<std::pair<std::string, int64_t>> bounds(prog_.bounds.begin(), prog_.bounds.end());
+        out_ += "\n// ---- program description and entry point\n";
+        std::string nb = std::to_string(bounds.size()), ns = std::to_string(prog_.emits.size());
+        if (!bounds.empty()) {
+            std::string names, defs, rt;
+            for (const auto &b : bounds) {
+                names += (names.empty() ? "" : ", ") + c_string(b.first);
+                defs += (defs.empty() ? "" : ", ") + lit_int(b.second) + "LL";
+                rt += std::string(rt.empty() ? "" : ", ") + "0";
+            }
+            out_ += "static const char *const kBoundNames[] = {" + names + "};\n";
+            out_ += "static const long long kBoundDefaults[] = {" + defs + "};\n";
+            out_ += "static const unsigned char kBoundRuntime[] = {" + rt + "};  // every bound is compiled in\n";
+        }
+        if (!prog_.emits.empty()) {
+            std::string names, pts;
+            for (const auto &e : prog_.emits) {
+                int64_t total = 1;
+                for (int d : e.vars) total *= prog_.dims[d].bound;
+                names += (names.empty() ? "" : ", ") + c_string(e.stream);
+                pts += (pts.empty() ? "" : ", ") + lit_int(total) + "LL";
+            }
+            out_ += "static const char *const kStreamNames[] = {" + names + "};\n";
+            out_ += "static const long long kStreamPoints[] = {" + pts + "};\n";
+        }
+        out_ += "static const trl_program_info kProgramInfo = {\n";
+        out_ += "    " + c_string(base) + ", " + c_string(path) + ", kArenaBytes,\n";
+        out_ += "    " + nb + ", " + (bounds.empty() ? "nullptr, nullptr, nullptr" : "kBoundNames, kBoundDefaults, kBoundRuntime") + ",\n";
+        out_ += "    " + ns + ", " + (prog_.emits.empty() ? "nullptr, nullptr" : "kStreamNames, kStreamPoints") + ",\n";
+        out_ += "    0 /* default seed, as trlc --interpret */};\n\n";
+        out_ += "int main(int argc, char **argv) {\n";
+        out_ += "    trl_ctx *ctx = nullptr;\n";
+        out_ += "    int rc = trl_init(&ctx, &kProgramInfo, argc, argv);\n";
+        out_ += "    if (rc != TRL_OK) return trl_exit_code(rc);\n";
+        out_ += "    run_program(ctx);\n";
+        out_ += "    return trl_finish(ctx);\n}\n";
+    }
+
+private:
+    const ir::Program &prog_;
+    const Schedule &sched_;
+    const MemPlan &plan_;
+    const SourceManager *sm_;
+    std::string out_;
+    std::map<int, std::set<int>> emit_reads_;
+};
+
+}  // namespace
+
+std::string emit_cuda(const ir::Program &prog, const Schedule &sched, const MemPlan &plan,
+                      const SourceManager *sm) {
+    return ProgramEmitter(prog, sched, plan, sm).run();
+}
+
+std::string emit_cuda(const ir::Program &prog, const Schedule &sched, const MemPlan &plan) {
+    return emit_cuda(prog, sched, plan, nullptr);
+}
+
+}  // namespace trlc

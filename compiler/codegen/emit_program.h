@@ -1,0 +1,31 @@
+#pragma once
+// emit_program — `trlc --emit=cuda`: one C++17/CUDA source for a scheduled, memory-planned
+// program (issue 4).  The source includes trl_rt.h and trl_random.h, holds one kernel per tensor
+// statement (TRL_KERNEL over the statement's batch points), a host function per emit / save
+// statement, `run_program` with the schedule's loop nest, and `main`.  Values live in one arena
+// at Buffer::offset + slot_of(point) · slot_bytes, encoded as the scheduled interpreter encodes
+// them (interp/scheduled.cpp), and every operation computes in the dtype and order of
+// interp/value.cpp, so a generated host program prints what `--interpret` prints.
+#include <string>
+
+#include "frontend/source.h"
+#include "ir/ir.h"
+#include "memory/memplan.h"
+#include "schedule/schedule.h"
+
+namespace trlc {
+
+/** An operation the code generator cannot translate yet, at the node's source position. */
+struct CodegenError {
+    Loc loc;
+    std::string message;  // "code generation does not support matmul yet"
+};
+
+/** The generated source.  Throws CodegenError for an unsupported operation. */
+std::string emit_cuda(const ir::Program &prog, const Schedule &sched, const MemPlan &plan);
+
+/** As above; "sm" names the .trl files in the header and in the per-kernel line comments. */
+std::string emit_cuda(const ir::Program &prog, const Schedule &sched, const MemPlan &plan,
+                      const SourceManager *sm);
+
+}  // namespace trlc
