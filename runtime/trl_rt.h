@@ -4,10 +4,10 @@
  * One small C-style interface: prefix trl_, a context first, int status
  * returns (TRL_OK or a TRL_E* code), no CUDA types (device memory is void *).
  * The same generated source compiles with nvcc (device layer:
- * runtime/trl_rt_cuda.cu) and with the host C++ compiler (device layer:
- * runtime/trl_rt_host.cpp, OpenMP); kernels reach the device only through the
- * macros below.  Formatting of emit records is shared with the reference
- * interpreter (trl_json.h) so that both print the same bytes.
+ * runtime/rt/trl_rt_cuda.cu) and with the host C++ compiler (device layer:
+ * runtime/rt/trl_rt_host.cpp, OpenMP), each with runtime/rt/trl_rt_common.cpp; kernels
+ * reach the device only through the macros below.  Formatting of emit records is shared
+ * with the reference interpreter (trl_json.h) so that both print the same bytes.
  *
  * Life of a generated program:
  *   trl_ctx *ctx;  int rc = trl_init(&ctx, &kProgramInfo, argc, argv);
@@ -112,6 +112,9 @@ typedef struct trl_field {
  * point order).  Records are written in index order per stream and streams in declaration
  * order, exactly as `trlc --interpret` prints them (a reorder buffer holds early records). */
 int trl_emit(trl_ctx *ctx, int stream, long long index, const trl_field *fields, int num_fields);
+/* Records of stream `stream` in this run, when a --bound override changed it from
+ * info.stream_points (the reorder buffer writes a stream's records once all have arrived). */
+void trl_set_stream_points(trl_ctx *ctx, int stream, long long points);
 
 /* Save host arrays: one array → .npy, several → .npz (arr_0, arr_1, …). */
 int trl_save(trl_ctx *ctx, const char *path, const trl_field *arrays, int num_arrays);

@@ -1,27 +1,20 @@
-// outputs — JSON text of values (emit) and .npy conversion (save / load); see outputs.h.
+// outputs — JSON text of values (emit; the scalar text is runtime/trl_json, shared with
+// generated programs) and .npy conversion (save / load); see outputs.h.
 #include "interp/outputs.h"
 
-#include <charconv>
-#include <cmath>
 #include <cstring>
+
+#include "trl_json.h"
 
 namespace trlc::interp {
 
 std::string format_scalar(ir::DType dt, double x) {
     switch (dt) {
-    case ir::DType::Bool: return x != 0 ? "true" : "false";
-    case ir::DType::I32: return std::to_string(static_cast<int64_t>(x));
-    default: break;
+    case ir::DType::Bool: return trl::json_scalar(trl::NpyDType::Bool, x);
+    case ir::DType::I32: return trl::json_scalar(trl::NpyDType::I32, x);
+    case ir::DType::F32: return trl::json_scalar(trl::NpyDType::F32, x);
+    default: return trl::json_scalar(trl::NpyDType::F64, x);
     }
-    if (std::isnan(x)) return "NaN";
-    if (std::isinf(x)) return x > 0 ? "Infinity" : "-Infinity";
-    char buf[64];
-    std::to_chars_result r = dt == ir::DType::F32
-                                 ? std::to_chars(buf, buf + sizeof buf, static_cast<float>(x))
-                                 : std::to_chars(buf, buf + sizeof buf, x);
-    std::string s(buf, r.ptr);
-    if (s.find_first_of(".e") == std::string::npos) s += ".0";
-    return s;
 }
 
 static void append_array(std::string &out, const Value &v, size_t dim, int64_t &pos) {

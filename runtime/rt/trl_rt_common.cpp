@@ -1,0 +1,442 @@
+// trl_rt_common — the device-independent half of the runtime of generated programs (issue 4):
+// the command line (--seed, --log, --bound, --threads, --quiet, --help), the emit reorder buffer
+// writing JSON Lines exactly as `trlc --interpret` does (trl_json), the progress line, .npy/.npz
+// save and load with messages (trl_npy), the exit summary and trl_fail.  Compiled together with
+// one device layer: trl_rt_host.cpp (host compiler) or trl_rt_cuda.cu (nvcc).
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+
+#include "rt/trl_rt_internal.h"
+#include "trl_json.h"
+#include "trl_npy.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace trl_rt {
+
+int set_error(trl_ctx *ctx, int status, const std::string &message) {
+    if (ctx) ctx->last_error = message;
+    return status;
+}
+
+}  // namespace trl_rt
+
+using trl_rt::set_error;
+
+namespace {
+
+const char *dtype_name(int dt) {
+    switch (dt) {
+    case TRL_BOOL: return "bool";
+    case TRL_I32: return "i32";
+    case TRL_F32: return "f32";
+    case TRL_F64: return "f64";
+    }
+    return "?";
+}
+
+bool valid_dtype(int dt) { return dt >= TRL_BOOL && dt <= TRL_F64; }
+
+trl::NpyDType npy_dtype(int dt) { return static_cast<trl::NpyDType>(dt); }
+
+/** Parse a whole decimal integer (optional sign); false on anything else or overflow. */
+bool parse_ll(const char *s, long long *v) {
+    if (!s || !*s) return false;
+    errno = 0;
+    char *end = nullptr;
+    long long x = std::strtoll(s, &end, 10);
+    if (errno != 0 || *end != '\0') return false;
+    *v = x;
+    return true;
+}
+
+bool parse_u64(const char *s, uint64_t *v) {
+    if (!s || !*s || *s == '-') return false;
+    errno = 0;
+    char *end = nullptr;
+    unsigned long long x = std::strtoull(s, &end, 10);
+    if (errno != 0 || *end != '\0') return false;
+    *v = x;
+    return true;
+}
+
+std::string shape_text(int rank, const long long *shape) {
+    std::string s = "[";
+    for (int d = 0; d < rank; ++d) s += (d ? ", " : "") + std::to_string(shape[d]);
+    return s + "]";
+}
+
+std::string shape_text(const std::vector<int64_t> &shape) {
+    std::string s = "[";
+    for (size_t d = 0; d < shape.size(); ++d) s += (d ? ", " : "") + std::to_string(shape[d]);
+    return s + "]";
+}
+
+void print_help(const trl_program_info *info, const std::string &prog) {
+    std::printf("%s — compiled by trlc from %s (device: %s)\n\n", prog.c_str(),
+                info->source ? info->source : "?", trl_rt::device_name());
+    std::printf("Usage: %s [options]\n\n", prog.c_str());
+    std::printf("Options:\n");
+    std::printf("  --seed N         seed of all random streams (default %llu)\n",
+                static_cast<unsigned long long>(info->default_seed));
+    std::printf("  --log FILE       write emit records (JSON Lines) to FILE instead of stdout\n");
+    std::printf("  --bound NAME=V   run with bound NAME = V (only bounds that size no buffer)\n");
+    std::printf("  --threads N      use N threads (OpenMP; host only)\n");
+    std::printf("  --quiet          no progress line and no memory summary on stderr\n");
+    std::printf("  --help           print this help and exit\n");
+    if (info->num_bounds > 0) {
+        std::printf("\nBounds:\n");
+        for (int k = 0; k < info->num_bounds; ++k)
+            std::printf("  %-16s = %lld%s\n", info->bound_names[k], info->bound_defaults[k],
+                        info->bound_runtime && info->bound_runtime[k]
+                            ? "  (--bound may change it)"
+                            : "  (sizes buffers: fixed; recompile with trlc -D)");
+    }
+    if (info->num_streams > 0) {
+        std::printf("\nEmit streams:\n");
+        for (int s = 0; s < info->num_streams; ++s)
+            std::printf("  %-16s %lld records\n", info->stream_names[s],
+                        info->stream_points ? info->stream_points[s] : 0LL);
+    }
+    std::printf("\nAt exit (unless --quiet) prints the arena size and peak memory on stderr.\n");
+}
+
+/** Apply one --bound NAME=V; prints the message and returns false when it is rejected. */
+bool apply_bound(trl_ctx *ctx, const std::string &prog, const char *arg) {
+    const trl_program_info *info = ctx->info;
+    std::string a = arg ? arg : "";
+    size_t eq = a.find('=');
+    if (eq == std::string::npos || eq == 0) {
+        std::fprintf(stderr, "%s: error: invalid --bound '%s': expected NAME=VALUE\n",
+                     prog.c_str(), a.c_str());
+        return false;
+    }
+    std::string name = a.substr(0, eq), value = a.substr(eq + 1);
+    int k = -1;
+    for (int i = 0; i < info->num_bounds; ++i)
+        if (name == info->bound_names[i]) k = i;
+    if (k < 0) {
+        std::string known;
+        for (int i = 0; i < info->num_bounds; ++i)
+            known += std::string(i ? ", " : "") + info->bound_names[i];
+        std::fprintf(stderr, "%s: error: --bound %s: the program has no bound '%s'%s%s\n",
+                     prog.c_str(), a.c_str(), name.c_str(),
+                     known.empty() ? " (it has none)" : "; its bounds are ", known.c_str());
+        return false;
+    }
+    if (!info->bound_runtime || !info->bound_runtime[k]) {
+        std::fprintf(stderr,
+                     "%s: error: --bound %s: bound '%s' sizes buffers of the static arena, so it "
+                     "is fixed at compile time (%s = %lld); recompile with trlc -D %s=%s\n",
+                     prog.c_str(), a.c_str(), name.c_str(), name.c_str(),
+                     info->bound_defaults[k], name.c_str(), value.c_str());
+        return false;
+    }
+    long long v = 0;
+    if (!parse_ll(value.c_str(), &v) || v < 1) {
+        std::fprintf(stderr, "%s: error: --bound %s: '%s' is not a positive integer\n",
+                     prog.c_str(), a.c_str(), value.c_str());
+        return false;
+    }
+    ctx->bounds[k] = v;
+    return true;
+}
+
+void progress_line(trl_ctx *ctx, bool final) {
+    if (!ctx->progress) return;
+    double now = trl_now_seconds();
+    if (!final && now - ctx->last_progress < 0.1) return;
+    ctx->last_progress = now;
+    long long total = 0;
+    for (long long p : ctx->stream_points) total += p;
+    double el = now - ctx->start_time, rate = el > 0 ? ctx->records / el : 0;
+    if (final) {
+        std::fprintf(stderr, "\r\033[K");
+    } else if (total > 0 && rate > 0) {
+        std::fprintf(stderr, "\r\033[K%lld/%lld records, %.0f/s, ETA %.1f s", ctx->records, total,
+                     rate, (total - ctx->records) / rate);
+    } else {
+        std::fprintf(stderr, "\r\033[K%lld records, %.0f/s", ctx->records, rate);
+    }
+    std::fflush(stderr);
+}
+
+void write_line(trl_ctx *ctx, const std::string &line) {
+    std::fwrite(line.data(), 1, line.size(), ctx->out);
+}
+
+/** Write every pending record that is next in (stream, index) order; with "all", also those
+ *  after a gap (at exit: a stream whose point count was overridden ends early). */
+void flush_pending(trl_ctx *ctx, bool all) {
+    int ns = ctx->info->num_streams;
+    while (ctx->cur_stream < ns) {
+        int s = ctx->cur_stream;
+        auto it = ctx->pending.begin();
+        if (it != ctx->pending.end() && it->first.first == s &&
+            (it->first.second == ctx->next_index[s] || all)) {
+            write_line(ctx, it->second);
+            ctx->next_index[s] = it->first.second + 1;
+            ctx->pending.erase(it);
+            continue;
+        }
+        bool complete = ctx->stream_points[s] >= 0 && ctx->next_index[s] >= ctx->stream_points[s];
+        if (complete || (all && (it == ctx->pending.end() || it->first.first > s))) {
+            ++ctx->cur_stream;
+            continue;
+        }
+        break;
+    }
+}
+
+}  // namespace
+
+extern "C" {
+
+double trl_now_seconds(void) {
+    using clock = std::chrono::steady_clock;
+    return std::chrono::duration<double>(clock::now().time_since_epoch()).count();
+}
+
+int trl_exit_code(int status) {
+    switch (status) {
+    case TRL_OK:
+    case TRL_EXIT_SUCCESS: return 0;
+    case TRL_EUSAGE:
+    case TRL_EIO: return 1;
+    default: return 2;
+    }
+}
+
+int trl_init(trl_ctx **out, const trl_program_info *info, int argc, char **argv) {
+    *out = nullptr;
+    trl_ctx *ctx = new trl_ctx;
+    ctx->info = info;
+    std::string prog = argc > 0 && argv[0] ? argv[0] : (info->name ? info->name : "program");
+    size_t slash = prog.rfind('/');
+    if (slash != std::string::npos) prog = prog.substr(slash + 1);
+    ctx->prog = prog;
+    ctx->seed = info->default_seed;
+    for (int k = 0; k < info->num_bounds; ++k) ctx->bounds.push_back(info->bound_defaults[k]);
+    auto usage = [&](const std::string &msg) {
+        std::fprintf(stderr, "%s: error: %s (see --help)\n", prog.c_str(), msg.c_str());
+        delete ctx;
+        return TRL_EUSAGE;
+    };
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        std::string opt = a, val;
+        bool has_val = false;
+        size_t eq = a.find('=');
+        if (a.rfind("--", 0) == 0 && eq != std::string::npos && a.rfind("--bound", 0) != 0) {
+            opt = a.substr(0, eq);
+            val = a.substr(eq + 1);
+            has_val = true;
+        } else if (a.rfind("--bound=", 0) == 0) {
+            opt = "--bound";
+            val = a.substr(8);
+            has_val = true;
+        }
+        auto value = [&](std::string *v) {
+            if (has_val) {
+                *v = val;
+                return true;
+            }
+            if (i + 1 >= argc) return false;
+            *v = argv[++i];
+            return true;
+        };
+        if (opt == "--help" || opt == "-h") {
+            print_help(info, prog);
+            delete ctx;
+            return TRL_EXIT_SUCCESS;
+        } else if (opt == "--quiet" || opt == "-q") {
+            ctx->quiet = true;
+        } else if (opt == "--seed") {
+            std::string v;
+            if (!value(&v)) return usage("--seed needs a value: --seed N");
+            if (!parse_u64(v.c_str(), &ctx->seed))
+                return usage("--seed '" + v + "' is not a non-negative integer");
+        } else if (opt == "--log") {
+            std::string v;
+            if (!value(&v) || v.empty()) return usage("--log needs a file name: --log FILE");
+            ctx->log_path = v;
+        } else if (opt == "--threads") {
+            std::string v;
+            long long n = 0;
+            if (!value(&v)) return usage("--threads needs a value: --threads N");
+            if (!parse_ll(v.c_str(), &n) || n < 1 || n > 4096)
+                return usage("--threads '" + v + "' is not a positive integer");
+            ctx->threads = static_cast<int>(n);
+        } else if (opt == "--bound") {
+            std::string v;
+            if (!value(&v)) return usage("--bound needs a value: --bound NAME=VALUE");
+            if (!apply_bound(ctx, prog, v.c_str())) {
+                delete ctx;
+                return TRL_EUSAGE;
+            }
+        } else {
+            return usage("unknown argument '" + a + "'");
+        }
+    }
+#ifdef _OPENMP
+    if (ctx->threads > 0) omp_set_num_threads(ctx->threads);
+#endif
+    ctx->next_index.assign(info->num_streams, 0);
+    for (int s = 0; s < info->num_streams; ++s)
+        ctx->stream_points.push_back(info->stream_points ? info->stream_points[s] : -1);
+    ctx->out = stdout;
+    if (!ctx->log_path.empty()) {
+        ctx->out = std::fopen(ctx->log_path.c_str(), "w");
+        if (!ctx->out) {
+            std::fprintf(stderr, "%s: error: cannot open log file '%s': %s\n", prog.c_str(),
+                         ctx->log_path.c_str(), std::strerror(errno));
+            delete ctx;
+            return TRL_EIO;
+        }
+    }
+    int rc = trl_rt::device_init(ctx);
+    if (rc == TRL_OK) rc = trl_rt::device_alloc_arena(ctx, info->arena_bytes);
+    if (rc != TRL_OK) {
+        std::fprintf(stderr, "%s: error: %s\n", prog.c_str(), ctx->last_error.c_str());
+        if (ctx->out && ctx->out != stdout) std::fclose(ctx->out);
+        trl_rt::device_release(ctx);
+        delete ctx;
+        return rc;
+    }
+    ctx->progress = !ctx->quiet && isatty(STDERR_FILENO) && info->num_streams > 0;
+    ctx->start_time = ctx->last_progress = trl_now_seconds();
+    *out = ctx;
+    return TRL_OK;
+}
+
+void trl_set_stream_points(trl_ctx *ctx, int stream, long long points) {
+    if (ctx && stream >= 0 && stream < static_cast<int>(ctx->stream_points.size()))
+        ctx->stream_points[stream] = points;
+}
+
+int trl_finish(trl_ctx *ctx) {
+    if (!ctx) return trl_exit_code(TRL_EINTERNAL);
+    int status = trl_synchronize(ctx);
+    flush_pending(ctx, true);
+    progress_line(ctx, true);
+    std::fflush(ctx->out);
+    bool write_failed = std::ferror(ctx->out) != 0;
+    if (ctx->out != stdout && std::fclose(ctx->out) != 0) write_failed = true;
+    if (write_failed) {
+        std::fprintf(stderr, "%s: error: cannot write the emit records to %s\n",
+                     ctx->prog.c_str(), ctx->log_path.empty() ? "stdout" : ctx->log_path.c_str());
+        if (status == TRL_OK) status = TRL_EIO;
+    }
+    if (status != TRL_OK && !ctx->last_error.empty())
+        std::fprintf(stderr, "%s: error: %s\n", ctx->prog.c_str(), ctx->last_error.c_str());
+    if (!ctx->quiet) {
+        struct rusage ru;
+        long long peak = 0;
+        if (getrusage(RUSAGE_SELF, &ru) == 0) peak = static_cast<long long>(ru.ru_maxrss) * 1024;
+        std::fprintf(stderr, "arena: %zu bytes, peak memory: %lld bytes (max resident set)\n",
+                     ctx->arena_bytes, peak);
+    }
+    trl_rt::device_release(ctx);
+    delete ctx;
+    return trl_exit_code(status);
+}
+
+void *trl_arena(trl_ctx *ctx) { return ctx->arena; }
+uint64_t trl_seed(trl_ctx *ctx) { return ctx->seed; }
+
+long long trl_bound(trl_ctx *ctx, int k) {
+    if (k < 0 || k >= static_cast<int>(ctx->bounds.size())) return 0;
+    return ctx->bounds[k];
+}
+
+int trl_emit(trl_ctx *ctx, int stream, long long index, const trl_field *fields,
+             int num_fields) {
+    if (stream < 0 || stream >= ctx->info->num_streams)
+        return set_error(ctx, TRL_EINTERNAL, "emit to unknown stream " + std::to_string(stream));
+    if (index < ctx->next_index[stream] ||
+        (stream < ctx->cur_stream) || ctx->pending.count({stream, index}))
+        return set_error(ctx, TRL_EINTERNAL,
+                         "record " + std::to_string(index) + " of stream '" +
+                             ctx->info->stream_names[stream] + "' emitted twice");
+    std::string line = "{";
+    for (int f = 0; f < num_fields; ++f) {
+        const trl_field &fd = fields[f];
+        if (!valid_dtype(fd.dtype) || fd.rank < 0)
+            return set_error(ctx, TRL_EINTERNAL, "emit field with a bad dtype or rank");
+        if (f) line += ',';
+        line += '"';
+        line += fd.key;
+        line += "\":";
+        std::vector<int64_t> shape(fd.shape, fd.shape + fd.rank);
+        trl::json_append_array(line, npy_dtype(fd.dtype), fd.rank, shape.data(), fd.data);
+    }
+    line += "}\n";
+    ++ctx->records;
+    ctx->pending[{stream, index}] = std::move(line);
+    flush_pending(ctx, false);
+    progress_line(ctx, false);
+    return TRL_OK;
+}
+
+int trl_save(trl_ctx *ctx, const char *path, const trl_field *arrays, int num_arrays) {
+    std::vector<trl::NpzMember> members;
+    for (int i = 0; i < num_arrays; ++i) {
+        const trl_field &f = arrays[i];
+        if (!valid_dtype(f.dtype) || f.rank < 0)
+            return set_error(ctx, TRL_EINTERNAL, "save of an array with a bad dtype or rank");
+        trl::NpyArray a;
+        a.dtype = npy_dtype(f.dtype);
+        a.shape.assign(f.shape, f.shape + f.rank);
+        size_t bytes = static_cast<size_t>(a.numel()) * trl::npy_dtype_size(a.dtype);
+        const uint8_t *p = static_cast<const uint8_t *>(f.data);
+        a.data.assign(p, p + bytes);
+        members.push_back({"arr_" + std::to_string(i), std::move(a)});
+    }
+    std::string p = path ? path : "", err;
+    bool npz = p.size() >= 4 && p.compare(p.size() - 4, 4, ".npz") == 0;
+    bool ok;
+    if (npz || members.size() != 1) {
+        ok = trl::npz_save(p, members, &err);
+    } else {
+        ok = trl::npy_save(p, members[0].second, &err);
+    }
+    if (!ok) return set_error(ctx, TRL_EIO, "cannot save " + err);
+    return TRL_OK;
+}
+
+int trl_load(trl_ctx *ctx, const char *path, int dtype, int rank, const long long *shape,
+             void *dst) {
+    std::string p = path ? path : "", err;
+    if (!valid_dtype(dtype) || rank < 0)
+        return set_error(ctx, TRL_EINTERNAL, "load with a bad dtype or rank");
+    trl::NpyArray a;
+    if (!trl::npy_load(p, &a, &err)) return set_error(ctx, TRL_EIO, "cannot load " + err);
+    std::vector<int64_t> want(shape, shape + rank);
+    if (a.dtype != npy_dtype(dtype) || a.shape != want)
+        return set_error(ctx, TRL_EIO,
+                         "cannot load " + p + ": it holds " + trl::npy_dtype_name(a.dtype) +
+                             shape_text(a.shape) + ", the program expects " + dtype_name(dtype) +
+                             shape_text(rank, shape));
+    std::memcpy(dst, a.data.data(), a.data.size());
+    return TRL_OK;
+}
+
+void trl_fail(trl_ctx *ctx, int status, const char *call, const char *file, int line) {
+    const char *prog = ctx ? ctx->prog.c_str() : "program";
+    std::string msg = ctx && !ctx->last_error.empty() ? ctx->last_error : "failed";
+    std::fprintf(stderr, "%s: error: %s\n", prog, msg.c_str());
+    if (status != TRL_EIO && status != TRL_EUSAGE)
+        std::fprintf(stderr, "%s: note: in %s at %s:%d\n", prog, call ? call : "?",
+                     file ? file : "?", line);
+    if (ctx && ctx->out) std::fflush(ctx->out);
+    std::exit(trl_exit_code(status == TRL_OK ? TRL_EINTERNAL : status));
+}
+
+}  // extern "C"

@@ -1,0 +1,120 @@
+// trl_rt_cuda — the CUDA device layer of generated programs (issue 4): the arena is one
+// cudaMalloc, copies are cudaMemcpy, kernels are launched by TRL_LAUNCH (trl_rt.h) and checked
+// through trl_last_launch_status, matrix products go to cuBLAS.  Compiled by nvcc together with
+// trl_rt_common.cpp; host builds use trl_rt_host.cpp instead.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "rt/trl_rt_internal.h"
+
+namespace {
+
+struct CudaState {
+    cublasHandle_t blas = nullptr;
+};
+
+int cuda_error(trl_ctx *ctx, cudaError_t e, const char *what) {
+    return trl_rt::set_error(ctx, TRL_EDEVICE,
+                             std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+}  // namespace
+
+namespace trl_rt {
+
+const char *device_name() { return "cuda"; }
+
+int device_init(trl_ctx *ctx) {
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) return cuda_error(ctx, e, "no usable CUDA device");
+    if (count == 0) return set_error(ctx, TRL_EDEVICE, "no CUDA device is visible");
+    CudaState *st = new CudaState;
+    if (cublasCreate(&st->blas) != CUBLAS_STATUS_SUCCESS) {
+        delete st;
+        return set_error(ctx, TRL_EDEVICE, "cublasCreate failed");
+    }
+    ctx->device = st;
+    return TRL_OK;
+}
+
+int device_alloc_arena(trl_ctx *ctx, size_t bytes) {
+    void *p = nullptr;
+    cudaError_t e = cudaMalloc(&p, bytes ? bytes : 256);
+    if (e != cudaSuccess)
+        return cuda_error(ctx, e, ("cannot allocate the arena of " + std::to_string(bytes) +
+                                   " bytes on the device").c_str());
+    e = cudaMemset(p, 0, bytes ? bytes : 256);
+    if (e != cudaSuccess) return cuda_error(ctx, e, "cudaMemset of the arena");
+    ctx->arena = p;
+    ctx->arena_bytes = bytes;
+    return TRL_OK;
+}
+
+void device_release(trl_ctx *ctx) {
+    if (ctx->arena) cudaFree(ctx->arena);
+    ctx->arena = nullptr;
+    CudaState *st = static_cast<CudaState *>(ctx->device);
+    if (st) {
+        if (st->blas) cublasDestroy(st->blas);
+        delete st;
+    }
+    ctx->device = nullptr;
+}
+
+}  // namespace trl_rt
+
+extern "C" {
+
+int trl_to_host(trl_ctx *ctx, void *dst, const void *device_src, size_t bytes) {
+    if (!bytes) return TRL_OK;
+    cudaError_t e = cudaMemcpy(dst, device_src, bytes, cudaMemcpyDeviceToHost);
+    return e == cudaSuccess ? TRL_OK : cuda_error(ctx, e, "cudaMemcpy to the host");
+}
+
+int trl_to_device(trl_ctx *ctx, void *device_dst, const void *src, size_t bytes) {
+    if (!bytes) return TRL_OK;
+    cudaError_t e = cudaMemcpy(device_dst, src, bytes, cudaMemcpyHostToDevice);
+    return e == cudaSuccess ? TRL_OK : cuda_error(ctx, e, "cudaMemcpy to the device");
+}
+
+int trl_synchronize(trl_ctx *ctx) {
+    cudaError_t e = cudaDeviceSynchronize();
+    return e == cudaSuccess ? TRL_OK : cuda_error(ctx, e, "cudaDeviceSynchronize");
+}
+
+int trl_last_launch_status(trl_ctx *ctx) {
+    cudaError_t e = cudaGetLastError();
+    return e == cudaSuccess ? TRL_OK : cuda_error(ctx, e, "kernel launch");
+}
+
+int trl_gemm(trl_ctx *ctx, int dtype, long long m, long long n, long long k, const void *a,
+             const void *b, void *c) {
+    if (m < 0 || n < 0 || k < 0 || m > 0x7fffffff || n > 0x7fffffff || k > 0x7fffffff)
+        return trl_rt::set_error(ctx, TRL_EINTERNAL, "trl_gemm: bad extents");
+    if (m == 0 || n == 0) return TRL_OK;
+    cublasHandle_t h = static_cast<CudaState *>(ctx->device)->blas;
+    // Row-major C = A·B is column-major C^T = B^T·A^T: swap the operands and m / n.
+    cublasStatus_t s;
+    if (dtype == TRL_F32) {
+        const float one = 1, zero = 0;
+        s = cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)n, (int)m, (int)k, &one,
+                        static_cast<const float *>(b), (int)n, static_cast<const float *>(a),
+                        (int)(k ? k : 1), &zero, static_cast<float *>(c), (int)n);
+    } else if (dtype == TRL_F64) {
+        const double one = 1, zero = 0;
+        s = cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)n, (int)m, (int)k, &one,
+                        static_cast<const double *>(b), (int)n, static_cast<const double *>(a),
+                        (int)(k ? k : 1), &zero, static_cast<double *>(c), (int)n);
+    } else {
+        return trl_rt::set_error(ctx, TRL_EINTERNAL, "trl_gemm: dtype must be f32 or f64");
+    }
+    if (s != CUBLAS_STATUS_SUCCESS)
+        return trl_rt::set_error(ctx, TRL_EDEVICE,
+                                 "cuBLAS gemm failed (status " + std::to_string((int)s) + ")");
+    return TRL_OK;
+}
+
+}  // extern "C"

@@ -1,0 +1,84 @@
+// trl_rt_host — the host device layer of generated programs (issue 4): the arena is one aligned
+// host allocation, "device" copies are memcpy, kernels are OpenMP loops (TRL_KERNEL_INDEX in
+// trl_rt.h), matrix products go to OpenBLAS (cblas_sgemm / cblas_dgemm).  Compiled with
+// trl_rt_common.cpp by the host C++ compiler; nvcc builds use trl_rt_cuda.cu instead.
+#include <cblas.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "rt/trl_rt_internal.h"
+
+namespace trl_rt {
+
+const char *device_name() { return "host (OpenMP, OpenBLAS)"; }
+
+int device_init(trl_ctx *ctx) { return TRL_OK; }
+
+int device_alloc_arena(trl_ctx *ctx, size_t bytes) {
+    const size_t align = 256;  // as cudaMalloc: every buffer offset of the plan stays aligned
+    size_t rounded = (bytes + align - 1) / align * align;
+    if (rounded == 0) rounded = align;
+    void *p = std::aligned_alloc(align, rounded);
+    if (!p)
+        return set_error(ctx, TRL_EDEVICE,
+                         "cannot allocate the arena of " + std::to_string(bytes) + " bytes");
+    std::memset(p, 0, rounded);
+    ctx->arena = p;
+    ctx->arena_bytes = bytes;
+    return TRL_OK;
+}
+
+void device_release(trl_ctx *ctx) {
+    std::free(ctx->arena);
+    ctx->arena = nullptr;
+}
+
+}  // namespace trl_rt
+
+extern "C" {
+
+int trl_to_host(trl_ctx *ctx, void *dst, const void *device_src, size_t bytes) {
+    if (bytes) std::memcpy(dst, device_src, bytes);
+    return TRL_OK;
+}
+
+int trl_to_device(trl_ctx *ctx, void *device_dst, const void *src, size_t bytes) {
+    if (bytes) std::memcpy(device_dst, src, bytes);
+    return TRL_OK;
+}
+
+int trl_synchronize(trl_ctx *ctx) { return TRL_OK; }
+
+int trl_last_launch_status(trl_ctx *ctx) { return ctx->last_launch; }
+
+int trl_gemm(trl_ctx *ctx, int dtype, long long m, long long n, long long k, const void *a,
+             const void *b, void *c) {
+    if (m < 0 || n < 0 || k < 0 || m > 0x7fffffff || n > 0x7fffffff || k > 0x7fffffff)
+        return trl_rt::set_error(ctx, TRL_EINTERNAL, "trl_gemm: bad extents");
+    if (m == 0 || n == 0) return TRL_OK;
+    if (dtype == TRL_F32) {
+        if (k == 0) {
+            std::memset(c, 0, sizeof(float) * m * n);
+            return TRL_OK;
+        }
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0f,
+                    static_cast<const float *>(a), (int)k, static_cast<const float *>(b), (int)n,
+                    0.0f, static_cast<float *>(c), (int)n);
+        return TRL_OK;
+    }
+    if (dtype == TRL_F64) {
+        if (k == 0) {
+            std::memset(c, 0, sizeof(double) * m * n);
+            return TRL_OK;
+        }
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0,
+                    static_cast<const double *>(a), (int)k, static_cast<const double *>(b),
+                    (int)n, 0.0, static_cast<double *>(c), (int)n);
+        return TRL_OK;
+    }
+    return trl_rt::set_error(ctx, TRL_EINTERNAL, "trl_gemm: dtype must be f32 or f64");
+}
+
+}  // extern "C"

@@ -1,0 +1,51 @@
+#pragma once
+// trl_rt_internal — what the device-independent part of the runtime (trl_rt_common.cpp: command
+// line, emit reorder buffer and JSON Lines, save/load, finish) shares with a device layer
+// (trl_rt_host.cpp for the host compiler, trl_rt_cuda.cu for nvcc).  Not part of the public
+// interface of generated programs (that is ../trl_rt.h).
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "trl_rt.h"
+
+struct trl_ctx {
+    const trl_program_info *info = nullptr;
+    std::string prog;  // argv[0]'s base name, for messages
+    uint64_t seed = 0;
+    std::vector<long long> bounds;
+    std::string log_path;
+    FILE *out = nullptr;  // stdout or the --log file
+    bool quiet = false;
+    int threads = 0;  // 0: the default
+    void *arena = nullptr;
+    size_t arena_bytes = 0;
+    void *device = nullptr;  // device layer state (cuBLAS handle, ...)
+    int last_launch = TRL_OK;
+    std::string last_error;  // message of the last failed call (printed by trl_fail)
+    // Emit reorder buffer: the next index to write per stream, early records by (stream, index).
+    int cur_stream = 0;
+    std::vector<long long> next_index;
+    std::vector<long long> stream_points;
+    std::map<std::pair<int, long long>, std::string> pending;
+    // Progress line (stderr is a terminal and not --quiet).
+    bool progress = false;
+    double start_time = 0, last_progress = 0;
+    long long records = 0;
+};
+
+namespace trl_rt {
+
+/** Device layer: allocate / free the arena (one allocation), set up / tear down its state.
+ *  On failure return TRL_EDEVICE with ctx->last_error set. */
+int device_init(trl_ctx *ctx);
+int device_alloc_arena(trl_ctx *ctx, size_t bytes);
+void device_release(trl_ctx *ctx);
+/** Name of the device layer for --help ("host (OpenMP)", "cuda"). */
+const char *device_name();
+
+/** Record "message" as ctx->last_error and return "status". */
+int set_error(trl_ctx *ctx, int status, const std::string &message);
+
+}  // namespace trl_rt
