@@ -19,6 +19,9 @@ config.substitutions.append(("%expect-exit", config.python_executable + " " + os
 config.substitutions.append(("%stdlib", os.path.join(config.trlc_src_root, "dsl")))
 config.substitutions.append(("%samples", os.path.join(config.trlc_src_root, "samples")))
 config.substitutions.append(("%tools", os.path.join(config.trlc_src_root, "tools")))
+# Generated programs (test/lit/codegen): the host C++ compiler and the runtime's headers.
+config.substitutions.append(("%host_cxx", os.environ.get("CXX", "c++")))
+config.substitutions.append(("%runtime", os.path.join(config.trlc_src_root, "runtime")))
 
 path = os.pathsep.join([config.llvm_tools_dir, bindir, config.environment.get("PATH", os.environ["PATH"])])
 config.environment["PATH"] = path
