@@ -22,10 +22,11 @@
 #if defined(__CUDACC__)
 #define TRL_HOST_DEVICE __host__ __device__
 #define TRL_KERNEL __global__ void
-/* Index of this thread's element in a launch of n elements; threads past n return. */
-#define TRL_KERNEL_INDEX(i, n)                                   \
-    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; \
-    if (i >= (n)) return
+/* `TRL_KERNEL_INDEX(i, n) { body }`: body for this thread's elements i < n (a grid-stride loop:
+ * one element per thread under TRL_LAUNCH's grid); the same spelling as on the host. */
+#define TRL_KERNEL_INDEX(i, n)                                                 \
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (n); \
+         i += (long long)gridDim.x * blockDim.x)
 #define TRL_LAUNCH(kernel, n, ...)                                                         \
     do {                                                                                   \
         long long trl_n_ = (n);                                                            \
