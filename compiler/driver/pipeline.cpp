@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "checks/checks.h"
+#include "codegen/emit_program.h"
+#include "driver/build_program.h"
 #include "frontend/ast_printer.h"
 #include "frontend/diagnostics.h"
 #include "frontend/parser.h"
@@ -115,6 +117,13 @@ int run(const DriverOptions &opts, SourceManager &sm, Diagnostics &diag) {
         return run_interpreter(*prog, nullptr, nullptr, opts, diag);
     }
 
+    BuildOptions build_opts;
+    build_opts.output = opts.output;
+    build_opts.target = opts.target;
+    build_opts.cuda_archs = opts.cuda_archs;
+    build_opts.opt_level = opts.opt_level;
+    build_opts.keep_source = opts.keep_source;
+    if (!opts.output.empty() && !check_build_options(build_opts, diag)) return 1;
     ScheduleOptions sched_opts;
     sched_opts.load_schedule = opts.load_schedule;
     Schedule sched = schedule_program(*prog, pdg, batch_dims, sched_opts, diag);
@@ -136,9 +145,24 @@ int run(const DriverOptions &opts, SourceManager &sm, Diagnostics &diag) {
         std::cout << doc.dump(2) << "\n";
         return 0;
     }
+    if (opts.emit == "cuda") {
+        try {
+            std::cout << emit_cuda(*prog, sched, plan, &sm);
+        } catch (const CodegenError &e) {
+            diag.error(e.loc, e.message);
+            return 1;
+        }
+        return 0;
+    }
     if (!opts.output.empty()) {
-        diag.error("code generation (-o) is not available yet; use --interpret or --emit");
-        return 1;
+        std::string source;
+        try {
+            source = emit_cuda(*prog, sched, plan, &sm);
+        } catch (const CodegenError &e) {
+            diag.error(e.loc, e.message);
+            return 1;
+        }
+        return build_program(source, build_opts, diag);
     }
     if (opts.interpret == "scheduled") return run_interpreter(*prog, &sched, &plan, opts, diag);
     return 0;

@@ -20,7 +20,11 @@ struct DriverOptions {
     std::vector<std::string> include_dirs;
     uint64_t seed = 0;
     std::string log_path;
-    std::string output;
+    std::string output;  // -o: build an executable (build_program.h)
+    std::string target;  // --target: "", host, cuda
+    std::vector<std::string> cuda_archs;  // --cuda-arch
+    int opt_level = 2;   // -O0 .. -O3 for the toolchain
+    bool keep_source = false;  // --keep-source
     bool no_color = false;
     bool color = false;
 };

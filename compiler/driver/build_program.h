@@ -1,0 +1,31 @@
+#pragma once
+// build_program — `trlc prog.trl -o prog`: write the generated .cu and run the toolchain (the
+// host C++ compiler with OpenMP and OpenBLAS, or nvcc with cuBLAS) on it together with the
+// runtime's sources (TRLC_RUNTIME_DIR, or the TRLC_RUNTIME_DIR environment variable).
+#include <string>
+#include <vector>
+
+#include "frontend/diagnostics.h"
+
+namespace trlc {
+
+struct BuildOptions {
+    std::string output;                   // -o OUT: the executable
+    std::string target;                   // "host", "cuda", or "" (detect a GPU)
+    std::vector<std::string> cuda_archs;  // --cuda-arch=sm_80,sm_90 (default sm_80)
+    int opt_level = 2;                    // -O0 .. -O3, passed to the toolchain
+    bool keep_source = false;             // --keep-source: keep OUT.cu next to OUT
+};
+
+/** "cuda" when `nvidia-smi -L` lists a GPU, else "host"; says which on stderr. */
+std::string detect_target();
+
+/** Check the options (target, architectures) before any work; false after an error. */
+bool check_build_options(const BuildOptions &opts, Diagnostics &diag);
+
+/** Write "source" to OUT.cu (--keep-source) or a temporary directory and compile it to
+ *  opts.output.  Toolchain problems (compiler missing, non-zero exit) are reported to "diag"
+ *  with the command line and the tool's stderr; returns the exit code (0, or 1). */
+int build_program(const std::string &source, const BuildOptions &opts, Diagnostics &diag);
+
+}  // namespace trlc
