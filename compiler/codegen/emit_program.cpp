@@ -1013,6 +1013,7 @@ public:
         }
         for (size_t k = 0, a = 0; k < dims.size(); ++k)
             if (!batch[k]) body += pad + "const long long p" + std::to_string(k) + " = a" + std::to_string(a++) + ";\n";
+        for (size_t k = 0; k < dims.size(); ++k) body += pad + "(void)p" + std::to_string(k) + ";\n";
     }
 
     int64_t batch_count(const Statement &st, const std::vector<int> &dims) {

@@ -22,6 +22,9 @@ config.substitutions.append(("%tools", os.path.join(config.trlc_src_root, "tools
 # Generated programs (test/lit/codegen): the host C++ compiler and the runtime's headers.
 config.substitutions.append(("%host_cxx", os.environ.get("CXX", "c++")))
 config.substitutions.append(("%runtime", os.path.join(config.trlc_src_root, "runtime")))
+import shutil
+if shutil.which("nvcc"):
+    config.available_features.add("nvcc")  # compile-only: no test runs a GPU
 
 path = os.pathsep.join([config.llvm_tools_dir, bindir, config.environment.get("PATH", os.environ["PATH"])])
 config.environment["PATH"] = path
