@@ -1,0 +1,58 @@
+"""host_compare.py TRLC RUNTIME_DIR CXX PROGRAM.trl... — build each program for the host from
+`trlc --emit=cuda` (runtime compiled once) and run it; compare with `trlc --interpret` run in
+its own directory: stdout bytes, exit code, and every file either writes (saves).  Prints
+"same: NAME (L lines, F files)" per program, or "DIFF: NAME: reason" and exits 1 at the end."""
+import os
+import subprocess
+import sys
+import tempfile
+
+trlc, runtime, cxx = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3]
+programs = sys.argv[4:]
+work = tempfile.mkdtemp(prefix="trlc-host-compare-")
+objs = []
+for src in ["rt/trl_rt_host.cpp", "rt/trl_rt_common.cpp", "trl_npy.cpp", "trl_json.cpp"]:
+    obj = os.path.join(work, os.path.basename(src) + ".o")
+    subprocess.run([cxx, "-std=c++17", "-O1", "-fopenmp", "-I", runtime, "-c",
+                    os.path.join(runtime, src), "-o", obj], check=True)
+    objs.append(obj)
+
+
+def run_in(directory, cmd):
+    os.makedirs(directory, exist_ok=True)
+    p = subprocess.run(cmd, cwd=directory, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    files = {}
+    for name in sorted(os.listdir(directory)):
+        path = os.path.join(directory, name)
+        if os.path.isfile(path) and not name.startswith("prog"):
+            with open(path, "rb") as f:
+                files[name] = f.read()
+    return p.returncode, p.stdout, files
+
+
+failed = False
+for prog in programs:
+    name = os.path.basename(prog)
+    d = os.path.join(work, name)
+    os.makedirs(d)
+    cu = os.path.join(d, "prog.cu")
+    with open(cu, "wb") as f:
+        r = subprocess.run([trlc, os.path.abspath(prog), "--emit=cuda"], stdout=f)
+    if r.returncode != 0:
+        print(f"DIFF: {name}: --emit=cuda exited with {r.returncode}")
+        failed = True
+        continue
+    exe = os.path.join(d, "gen", "prog")
+    os.makedirs(os.path.dirname(exe))
+    subprocess.run([cxx, "-std=c++17", "-O1", "-fopenmp", "-I", runtime, "-x", "c++", cu,
+                    "-x", "none"] + objs + ["-lopenblas", "-o", exe], check=True)
+    g = run_in(os.path.join(d, "gen"), [exe, "--quiet"])
+    i = run_in(os.path.join(d, "interp"), [trlc, os.path.abspath(prog), "--interpret"])
+    if g != i:
+        what = "exit code" if g[0] != i[0] else "stdout" if g[1] != i[1] else "saved files"
+        print(f"DIFF: {name}: {what} (generated exit {g[0]}, interpreter exit {i[0]})")
+        failed = True
+        continue
+    lines = g[1].count(b"\n")
+    print(f"same: {name} ({lines} lines, {len(g[2])} files)")
+sys.exit(1 if failed else 0)
