@@ -632,6 +632,90 @@ public:
         return r;
     }
 
+    /** logsumexp over all elements, as value.cpp's reduce(Logsumexp). */
+    Val emit_logsumexp(const ir::Node &n, const Val &x0) {
+        bool all = !n.has_axes || n.axes.empty() ||
+                   (x0.dims.size() == 1 && n.axes.size() == 1 && (n.axes[0] == 0 || n.axes[0] == -1));
+        if (!all) unsupported(n.loc, "logsumexp over some axes");
+        if (x0.tuple || x0.dt == DType::Key) unsupported(n.loc, "logsumexp of this value");
+        DType result = n.type.dtype, dt = result == DType::Bool ? DType::I32 : result;
+        if (dt != DType::F32 && dt != DType::F64) unsupported(n.loc, "logsumexp in " + std::string(ir::dtype_name(dt)));
+        bool f = dt == DType::F32;
+        Val r = declare(result, {}, {});
+        std::string cnt = x0.numel(), i = fresh("i"), ct = ctype(dt);
+        auto xi = [&](const std::string &k) { return conv(x0.at(k), x0.dt, dt); };
+        open("");
+        open("if (" + cnt + " == 0)");
+        line(r.name + " = " + conv(f ? "-(float)INFINITY" : "-(double)INFINITY", dt, result) + ";");
+        close();
+        open("else");
+        line(ct + " mx = " + xi("0") + ";");
+        open("for (long long " + i + " = 0; " + i + " < " + cnt + "; ++" + i + ")");
+        line(ct + " y = " + xi(i) + ";");
+        line("if (y != y || y > mx) mx = y;");
+        line("if (mx != mx) break;");
+        close();
+        open("if (mx != mx || isinf(mx))");
+        line(r.name + " = " + conv("mx", dt, result) + ";");
+        close();
+        open("else");
+        line(ct + " s = " + literal(dt, 0) + ";");
+        line("for (long long " + i + " = 0; " + i + " < " + cnt + "; ++" + i + ") s += " +
+             (f ? "expf(" : "exp(") + xi(i) + " - mx);");
+        line(r.name + " = " + conv(std::string("mx + ") + (f ? "logf(s)" : "log(s)"), dt, result) + ";");
+        close();
+        close();
+        close();
+        return r;
+    }
+
+    /** softmax / log_softmax over the last axis, as value.cpp's softmax(). */
+    Val emit_softmax(const ir::Node &n, const Val &x0) {
+        bool log = n.builtin == BuiltinOp::LogSoftmax;
+        int64_t rank = static_cast<int64_t>(x0.dims.size());
+        int64_t axis = n.has_axes && !n.axes.empty() ? n.axes[0] : -1;
+        if (axis < 0) axis += rank;
+        if (x0.tuple || x0.dt == DType::Key || rank == 0 || axis != rank - 1)
+            unsupported(n.loc, std::string(log ? "log_softmax" : "softmax") + " other than over the last axis");
+        DType result = n.type.dtype;
+        DType dt = result == DType::F32 || result == DType::F64 ? result : DType::F32;
+        bool f = dt == DType::F32;
+        std::string ct = ctype(dt), ex = f ? "expf(" : "exp(";
+        Val x = emit_cast(x0, dt);
+        Val r = declare(result, x.maxs, x.dims);
+        std::string len = fresh("len"), o = fresh("o"), k = fresh("k");
+        line("const long long " + len + " = " + x.dims.back() + ";");
+        open("for (long long " + o + " = 0; " + len + " > 0 && " + o + " < " + x.numel() + " / " + len + "; ++" + o + ")");
+        line("const " + ct + " *xs = " + x.name + " + " + o + " * " + len + ";");
+        line(ct + " m = xs[0];");
+        line("for (long long " + k + " = 1; " + k + " < " + len + "; ++" + k + ") m = m < xs[" + k + "] ? xs[" + k + "] : m;");
+        line(ct + " s = " + literal(dt, 0) + ";");
+        line("for (long long " + k + " = 0; " + k + " < " + len + "; ++" + k + ") s += " + ex + "xs[" + k + "] - m);");
+        line(ct + " ls = " + (f ? "logf(s)" : "log(s)") + ";");
+        line("(void)ls;");
+        open("for (long long " + k + " = 0; " + k + " < " + len + "; ++" + k + ")");
+        line(ct + " v = xs[" + k + "];");
+        std::string val = log ? "(v - m) - ls" : ex + "v - m) / s";
+        line(r.name + "[" + o + " * " + len + " + " + k + "] = " + conv(val, dt, result) + ";");
+        close();
+        close();
+        return r;
+    }
+
+    /** categorical(key, logits): one i32 sample per row of the last axis (trl::categorical). */
+    Val emit_categorical(const ir::Node &n, const Val &key, const Val &logits) {
+        if (key.tuple || key.dt != DType::Key || !key.scalar()) unsupported(n.loc, "categorical() with this key");
+        if (logits.tuple || logits.dt == DType::Key || logits.scalar()) unsupported(n.loc, "categorical() of these logits");
+        Val r = declare(DType::I32, maxs_of(n.type), dims_of(n.type));
+        std::string len = fresh("len"), row = fresh("row");
+        line("const long long " + len + " = " + logits.dims.back() + ";");
+        open("for (long long " + row + " = 0; " + row + " < " + logits.numel() + " / " + len + "; ++" + row + ")");
+        line(r.at(row) + " = trl::categorical(" + key.name + ", (uint64_t)" + row + ", " + logits.name + " + " + row +
+             " * " + len + ", (int64_t)" + len + ");");
+        close();
+        return r;
+    }
+
     Val emit_index(const ir::Node &n) {
         Val x = emit(*n.args.at(0));
         if (x.tuple) unsupported(n.loc, "indexing a tuple");
@@ -741,9 +825,10 @@ public:
             line(r.name + " = trl::fold_in(" + k.name + ", " + conv(v.name, v.dt, DType::I32) + ");");
             return r;
         }
-        case BuiltinOp::Logsumexp: unsupported(n.loc, "logsumexp");
-        case BuiltinOp::Softmax: unsupported(n.loc, "softmax");
-        case BuiltinOp::LogSoftmax: unsupported(n.loc, "log_softmax");
+        case BuiltinOp::Logsumexp: return emit_logsumexp(n, emit(*n.args.at(0)));
+        case BuiltinOp::Softmax:
+        case BuiltinOp::LogSoftmax: return emit_softmax(n, emit(*n.args.at(0)));
+        case BuiltinOp::Categorical: return emit_categorical(n, emit(*n.args.at(0)), emit(*n.args.at(1)));
         case BuiltinOp::MatMul: unsupported(n.loc, "matmul");
         case BuiltinOp::Transpose: unsupported(n.loc, "transpose");
         case BuiltinOp::Reshape: unsupported(n.loc, "reshape");
@@ -774,12 +859,24 @@ public:
             if (pos != r.max_numel()) unsupported(n.loc, stack ? "this stack" : "this concat");
             return r;
         }
-        case BuiltinOp::OneHot: unsupported(n.loc, "one_hot");
+        case BuiltinOp::OneHot: {
+            Val idx = emit_cast(emit(*n.args.at(0)), DType::I32);
+            if (idx.tuple) unsupported(n.loc, "one_hot of a tuple");
+            Val r = declare(dt, maxs_of(n.type), dims_of(n.type));
+            std::string depth = lit_int(n.int_attr), i = fresh("i");
+            // An index outside [0, depth) is an error in the interpreter; here the row stays 0.
+            for_elems(r, [&](const std::string &j) { line(r.at(j) + " = " + literal(dt, 0) + ";"); });
+            open("for (long long " + i + " = 0; " + i + " < " + idx.numel() + "; ++" + i + ")");
+            line("if (" + idx.at(i) + " >= 0 && " + idx.at(i) + " < " + depth + ") " +
+                 (r.scalar() ? r.name : r.name + "[" + i + " * " + depth + " + " + idx.at(i) + "]") + " = " +
+                 literal(dt, 1) + ";");
+            close();
+            return r;
+        }
         case BuiltinOp::Gather: unsupported(n.loc, "gather");
         case BuiltinOp::Cumsum: unsupported(n.loc, "cumsum");
         case BuiltinOp::DiscountedCumsum: unsupported(n.loc, "discounted_cumsum");
         case BuiltinOp::Arange: unsupported(n.loc, "arange");
-        case BuiltinOp::Categorical: unsupported(n.loc, "categorical");
         }
         unsupported(n.loc, "this builtin");
     }
