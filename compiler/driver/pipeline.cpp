@@ -67,21 +67,39 @@ int run_interpreter(const ir::Program &prog, const Schedule *sched, const MemPla
     return interpret(prog, iopts, diag);
 }
 
-int run(const DriverOptions &opts, SourceManager &sm, Diagnostics &diag) {
-    SemaOptions sema_opts;
-    sema_opts.include_dirs = opts.include_dirs;
-    sema_opts.stdlib_dir = TRLC_STDLIB_DIR;
-    if (const char *env = getenv("TRLC_STDLIB_DIR")) sema_opts.stdlib_dir = env;
+/* The sema options the command line asks for; false after reporting a bad -D. */
+bool make_sema_options(const DriverOptions &opts, SemaOptions *sema, Diagnostics &diag) {
+    sema->include_dirs = opts.include_dirs;
+    sema->stdlib_dir = TRLC_STDLIB_DIR;
+    if (const char *env = getenv("TRLC_STDLIB_DIR")) sema->stdlib_dir = env;
     bool defines_ok = true;
-    for (const std::string &d : opts.raw_defines) defines_ok &= parse_define(d, sema_opts, diag);
-    if (!defines_ok) return 1;
+    for (const std::string &d : opts.raw_defines) defines_ok &= parse_define(d, *sema, diag);
+    return defines_ok;
+}
 
+/* Read the input file into "sm"; its id, or -1 after reporting why it is unreadable. */
+int load_input(const DriverOptions &opts, SourceManager &sm, Diagnostics &diag) {
     std::string err;
     int file = sm.load(opts.input, &err);
-    if (file < 0) {
-        diag.error(err);
-        return 1;
-    }
+    if (file < 0) diag.error(err);
+    return file;
+}
+
+/* The PDG of "prog" and the two isl checks on it; false when any reported an error. */
+bool build_checked_pdg(const ir::Program &prog, Diagnostics &diag, Pdg *pdg) {
+    *pdg = build_pdg(prog, diag);
+    if (diag.has_errors()) return false;
+    check_reads_defined(*pdg, diag);
+    if (diag.has_errors()) return false;
+    check_no_zero_cycle(*pdg, diag);
+    return !diag.has_errors();
+}
+
+int run(const DriverOptions &opts, SourceManager &sm, Diagnostics &diag) {
+    SemaOptions sema_opts;
+    if (!make_sema_options(opts, &sema_opts, diag)) return 1;
+    int file = load_input(opts, sm, diag);
+    if (file < 0) return 1;
     ast::Module module = parse(sm, file, diag);
     if (diag.has_errors()) return 1;
     if (opts.emit == "ast") {
@@ -96,12 +114,8 @@ int run(const DriverOptions &opts, SourceManager &sm, Diagnostics &diag) {
         return 0;
     }
 
-    Pdg pdg = build_pdg(*prog, diag);
-    if (diag.has_errors()) return 1;
-    check_reads_defined(pdg, diag);
-    if (diag.has_errors()) return 1;
-    check_no_zero_cycle(pdg, diag);
-    if (diag.has_errors()) return 1;
+    Pdg pdg;
+    if (!build_checked_pdg(*prog, diag, &pdg)) return 1;
     std::vector<bool> batch_dims = vectorize_free_dims(*prog, pdg, opts.vectorize);
     if (opts.emit == "pdg") {
         print_pdg(pdg, std::cout, batch_dims);
@@ -173,29 +187,15 @@ int run(const DriverOptions &opts, SourceManager &sm, Diagnostics &diag) {
 bool run_front_end(const DriverOptions &opts, SourceManager &sm, Diagnostics &diag,
                    ir::Program *prog, Pdg *pdg) {
     SemaOptions sema_opts;
-    sema_opts.include_dirs = opts.include_dirs;
-    sema_opts.stdlib_dir = TRLC_STDLIB_DIR;
-    if (const char *env = getenv("TRLC_STDLIB_DIR")) sema_opts.stdlib_dir = env;
-    bool defines_ok = true;
-    for (const std::string &d : opts.raw_defines) defines_ok &= parse_define(d, sema_opts, diag);
-    if (!defines_ok) return false;
-    std::string err;
-    int file = sm.load(opts.input, &err);
-    if (file < 0) {
-        diag.error(err);
-        return false;
-    }
+    if (!make_sema_options(opts, &sema_opts, diag)) return false;
+    int file = load_input(opts, sm, diag);
+    if (file < 0) return false;
     ast::Module module = parse(sm, file, diag);
     if (diag.has_errors()) return false;
     std::optional<ir::Program> p = analyze(module, sm, diag, sema_opts);
     if (!p || diag.has_errors()) return false;
     *prog = std::move(*p);
-    *pdg = build_pdg(*prog, diag);
-    if (diag.has_errors()) return false;
-    check_reads_defined(*pdg, diag);
-    if (diag.has_errors()) return false;
-    check_no_zero_cycle(*pdg, diag);
-    return !diag.has_errors();
+    return build_checked_pdg(*prog, diag, pdg);
 }
 
 int run_driver(const DriverOptions &opts) {
