@@ -211,7 +211,7 @@ public:
 
     void line(const std::string &s) { out_ += std::string(indent_ * 4, ' ') + s + "\n"; }
     void open(const std::string &s) {
-        line(s + " {");
+        line(s.empty() ? "{" : s + " {");
         ++indent_;
     }
     void close() {
@@ -460,7 +460,8 @@ public:
         std::string slot;
         for (size_t d = 0; d < b.modulus.size() && d < p.size(); ++d) {
             if (b.modulus[d] == 1 || b.stride[d] == 0) continue;
-            std::string term = "trlg_pmod(" + p[d] + " - " + lit_int(b.lower[d]) + ", " + lit_int(b.modulus[d]) + ")";
+            std::string rel = b.lower[d] == 0 ? p[d] : p[d] + " - " + lit_int(b.lower[d]);
+            std::string term = "trlg_pmod(" + rel + ", " + lit_int(b.modulus[d]) + ")";
             if (b.stride[d] != 1) term += " * " + lit_int(b.stride[d]);
             slot += (slot.empty() ? "" : " + ") + term;
         }
