@@ -978,18 +978,7 @@ private:
     std::map<const ir::Node *, Val> memo_;
 };
 
-const char *kPrelude = R"(// Element loop of a kernel: `TRLG_ELEMENTS(e, n) { body }` runs body for e in [0, n), one
-// thread per element under nvcc (the grid of TRL_LAUNCH), an OpenMP loop on the host.
-// (trl_rt.h's TRL_KERNEL_INDEX needs a `;` after it under nvcc and a body on the host.)
-#if defined(__CUDACC__)
-#define TRLG_ELEMENTS(e, n) \
-    long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; \
-    if (e < (n))
-#else
-#define TRLG_ELEMENTS(e, n) TRL_KERNEL_INDEX(e, n)
-#endif
-
-// ---- helpers: integer and float semantics of the reference interpreter (interp/value.cpp)
+const char *kPrelude = R"(// ---- helpers: integer and float semantics of the reference interpreter (interp/value.cpp)
 TRL_HOST_DEVICE inline long long trlg_min(long long a, long long b) { return a < b ? a : b; }
 TRL_HOST_DEVICE inline long long trlg_max(long long a, long long b) { return a > b ? a : b; }
 TRL_HOST_DEVICE inline long long trlg_pmod(long long a, long long m) {
@@ -1136,7 +1125,7 @@ public:
             if (plan_.buffer_of(st.index) < 0) throw CodegenError{eq.loc, "code generation found no buffer for " + x.name};
             out_ += "\n// " + st.name + ": " + x.name + " at " + where(eq.loc) + "\n";
             out_ += "TRL_KERNEL " + fname + "(long long n, char *arena, trl::Philox2x32Key stream" + params(st) + ") {\n";
-            body += "    TRLG_ELEMENTS(e, n) {\n";
+            body += "    TRL_KERNEL_INDEX(e, n) {\n";
             point_setup(st, x.dims, body, 2, "e");
             for (size_t k = 0; k < eq.pattern.size(); ++k) {
                 const ir::PatternItem &p = eq.pattern[k];
