@@ -2,9 +2,10 @@
 // build_program.h.  The commands are those of issue 4:
 //   host: $CXX -std=c++17 -O2 -fopenmp -ffp-contract=off -x c++ prog.cu -x none <runtime
 //         sources> -I<runtime> -lopenblas -o prog
-//   cuda: $TRLC_NVCC -std=c++17 -O2 -gencode arch=compute_80,code=sm_80 ... prog.cu <runtime
-//         sources> -I<runtime> -lcublas -o prog
-// -ffp-contract=off keeps a * b + c two roundings on hosts with FMA, as the interpreter does.
+//   cuda: $TRLC_NVCC -std=c++17 -O2 -fmad=false -gencode arch=compute_80,code=sm_80 ...
+//         prog.cu <runtime sources> -I<runtime> -lcublas -o prog
+// -ffp-contract=off (host) and -fmad=false (nvcc) keep a * b + c two roundings, as the
+// interpreter computes it.
 #include "driver/build_program.h"
 
 #include <fcntl.h>
@@ -197,7 +198,7 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
                 "-I" + rt, "-lopenblas", "-o", opts.output};
     } else {
         tool_name = "nvcc";
-        argv = {find_nvcc(), "-std=c++17", olevel};
+        argv = {find_nvcc(), "-std=c++17", olevel, "-fmad=false"};
         std::vector<std::string> archs = opts.cuda_archs;
         if (archs.empty()) archs.push_back("sm_80");
         for (const std::string &a : archs) {
