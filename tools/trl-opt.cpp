@@ -99,13 +99,7 @@ int main(int argc, char **argv) {
                  "(spelled -fno-vectorize) keep every dim a loop: no batch axes");
     app.add_flag("--no-color", opts.no_color, "never colour diagnostics");
 
-    // GCC-style single-dash long flags (-fno-vectorize) are spelled with two dashes for CLI11.
-    std::vector<std::string> args;
-    for (int k = argc - 1; k >= 1; --k) {
-        std::string a = argv[k];
-        if (a.size() > 2 && a[0] == '-' && a[1] == 'f') a = "-" + a;
-        args.push_back(a);
-    }
+    std::vector<std::string> args = trlc::cli11_args(argc, argv);
     try {
         app.parse(args);
     } catch (const CLI::ParseError &e) {

@@ -198,6 +198,16 @@ bool run_front_end(const DriverOptions &opts, SourceManager &sm, Diagnostics &di
     return build_checked_pdg(*prog, diag, pdg);
 }
 
+std::vector<std::string> cli11_args(int argc, char **argv) {
+    std::vector<std::string> args;
+    for (int k = argc - 1; k >= 1; --k) {
+        std::string a = argv[k];
+        if (a.size() > 2 && a[0] == '-' && a[1] == 'f') a = "-" + a;
+        args.push_back(a);
+    }
+    return args;
+}
+
 int run_driver(const DriverOptions &opts) {
     SourceManager sm;
     Diagnostics diag(sm, std::cerr);

@@ -29,6 +29,10 @@ struct DriverOptions {
     bool color = false;
 };
 
+/** argv for CLI11's parse(std::vector<std::string>&) (last argument first), with GCC-style
+ *  single-dash long flags (-fno-vectorize) spelled with two dashes as CLI11 wants them. */
+std::vector<std::string> cli11_args(int argc, char **argv);
+
 /** Run the compiler as the command line asked; returns the process exit code
  *  (0 success, 1 user error, 2 internal compiler error). */
 int run_driver(const DriverOptions &opts);

@@ -109,4 +109,27 @@ int Program::tensor_index(const std::string &name) const {
     return -1;
 }
 
+std::string affine_compact(const Affine &a, const std::vector<std::string> &vars) {
+    std::string s;
+    for (size_t v = 0; v < vars.size(); ++v) {
+        int64_t c = a.coef_of(static_cast<int>(v));
+        if (c == 0) continue;
+        if (c < 0) s += "-";
+        else if (!s.empty()) s += "+";
+        int64_t m = c < 0 ? -c : c;
+        if (m != 1) s += std::to_string(m) + "*";
+        s += vars[v];
+    }
+    if (s.empty()) return std::to_string(a.constant);
+    if (a.constant > 0) s += "+" + std::to_string(a.constant);
+    if (a.constant < 0) s += std::to_string(a.constant);
+    return s;
+}
+
+std::string index_expr_compact(const IndexExpr &e, const std::vector<std::string> &vars) {
+    if (e.kind == IndexExpr::Aff || !e.a || !e.b) return affine_compact(e.aff, vars);
+    return std::string(e.kind == IndexExpr::Min ? "min(" : "max(") +
+           index_expr_compact(*e.a, vars) + ", " + index_expr_compact(*e.b, vars) + ")";
+}
+
 }  // namespace trlc::ir

@@ -55,6 +55,10 @@ struct IndexExpr {
 using IndexExprPtr = std::shared_ptr<const IndexExpr>;
 /** "8 - t", "min(t + 3, 12)": variables named by "var_names" (v0, v1, … when missing). */
 std::string index_expr_to_string(const IndexExpr &e, const std::vector<std::string> &var_names = {});
+/** The compact form used when messages quote a read as written: "t+1", "2*t-1", "-t+7",
+ *  "min(t+3, 12)" (no spaces inside affine forms). */
+std::string affine_compact(const Affine &a, const std::vector<std::string> &vars);
+std::string index_expr_compact(const IndexExpr &e, const std::vector<std::string> &vars);
 
 /** One spatial extent: a constant, or (dynamic) an index expression of the
  *  equation's variables; `max_value` is its largest value over the domain

@@ -12,29 +12,6 @@ namespace trlc {
 
 namespace {
 
-std::string affine_text(const ir::Affine &a, const std::vector<std::string> &vars) {
-    std::string s;
-    for (size_t v = 0; v < vars.size(); ++v) {
-        int64_t c = a.coef_of(static_cast<int>(v));
-        if (c == 0) continue;
-        if (c < 0) s += "-";
-        else if (!s.empty()) s += "+";
-        int64_t m = c < 0 ? -c : c;
-        if (m != 1) s += std::to_string(m) + "*";
-        s += vars[v];
-    }
-    if (s.empty()) return std::to_string(a.constant);
-    if (a.constant > 0) s += "+" + std::to_string(a.constant);
-    if (a.constant < 0) s += std::to_string(a.constant);
-    return s;
-}
-
-std::string index_text(const ir::IndexExpr &e, const std::vector<std::string> &vars) {
-    if (e.kind == ir::IndexExpr::Aff || !e.a || !e.b) return affine_text(e.aff, vars);
-    return std::string(e.kind == ir::IndexExpr::Min ? "min(" : "max(") + index_text(*e.a, vars) +
-           ", " + index_text(*e.b, vars) + ")";
-}
-
 std::string loc_text(const Loc &l) { return std::to_string(l.line) + ":" + std::to_string(l.col); }
 
 bool affine_uses(const ir::Affine &a, int v) { return a.coef_of(v) != 0; }
@@ -172,8 +149,8 @@ private:
         if (!r.index.empty()) {
             std::vector<std::string> ix;
             for (const ir::ReadIndex &i : r.index)
-                ix.push_back(i.is_slice ? index_text(*i.lo, names) + ":" + index_text(*i.hi, names)
-                                        : index_text(*i.point, names));
+                ix.push_back(i.is_slice ? ir::index_expr_compact(*i.lo, names) + ":" + ir::index_expr_compact(*i.hi, names)
+                                        : ir::index_expr_compact(*i.point, names));
             text += "[" + join(ix) + "]";
         }
         std::string prefix = who + " reads " + text + " at " + loc_text(r.loc);

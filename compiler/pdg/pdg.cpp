@@ -64,30 +64,6 @@ std::string type_str(const ir::Type &t) {
     return s + "]";
 }
 
-/* "t+1", "2*t-1", "b", "7", "-t+7" for an affine form over "vars". */
-std::string affine_text(const ir::Affine &a, const std::vector<std::string> &vars) {
-    std::string s;
-    for (size_t v = 0; v < vars.size(); ++v) {
-        int64_t c = a.coef_of(static_cast<int>(v));
-        if (c == 0) continue;
-        if (c < 0) s += "-";
-        else if (!s.empty()) s += "+";
-        int64_t m = c < 0 ? -c : c;
-        if (m != 1) s += std::to_string(m) + "*";
-        s += vars[v];
-    }
-    if (s.empty()) return std::to_string(a.constant);
-    if (a.constant > 0) s += "+" + std::to_string(a.constant);
-    if (a.constant < 0) s += std::to_string(a.constant);
-    return s;
-}
-
-std::string index_text(const ir::IndexExpr &e, const std::vector<std::string> &vars) {
-    if (e.kind == ir::IndexExpr::Aff || !e.a || !e.b) return affine_text(e.aff, vars);
-    return std::string(e.kind == ir::IndexExpr::Min ? "min(" : "max(") + index_text(*e.a, vars) +
-           ", " + index_text(*e.b, vars) + ")";
-}
-
 /* The read as written, rebuilt from the IR: "x[t+1]", "r[t:min(t+3, 12)]", "w". */
 std::string read_text(const ir::Program &prog, const ir::Node &n,
                       const std::vector<std::string> &vars) {
@@ -97,8 +73,8 @@ std::string read_text(const ir::Program &prog, const ir::Node &n,
     for (size_t k = 0; k < n.index.size(); ++k) {
         const ir::ReadIndex &ix = n.index[k];
         s += k ? ", " : "";
-        if (ix.is_slice) s += index_text(*ix.lo, vars) + ":" + index_text(*ix.hi, vars);
-        else s += index_text(*ix.point, vars);
+        if (ix.is_slice) s += ir::index_expr_compact(*ix.lo, vars) + ":" + ir::index_expr_compact(*ix.hi, vars);
+        else s += ir::index_expr_compact(*ix.point, vars);
     }
     return s + "]";
 }
