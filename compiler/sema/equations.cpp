@@ -110,18 +110,12 @@ void Sema::collect_tensors() {
             std::vector<int> dims;
             bool ok = true;
             for (const ast::PatternItem &p : d.pattern) {
-                const Entity *e = p.expr->kind == ast::ExprKind::Name ? lookup(0, p.expr->name)
-                                                                      : nullptr;
-                if (!e || e->kind != EntityKind::Dim) {
-                    if (p.expr->kind == ast::ExprKind::Name && !e)
-                        error(p.expr->loc, "unknown dim '" + p.expr->name + "'");
-                    else
-                        error(p.expr->loc, "a type declaration lists dims, got '" +
-                                               text(p.expr->loc) + "'");
+                int dim = listed_dim(p, "a type declaration");
+                if (dim < 0) {
                     ok = false;
                     continue;
                 }
-                dims.push_back(e->index);
+                dims.push_back(dim);
             }
             if (!ok) continue;
             if (info.has_decl_dims && info.decl_dims != dims) {
@@ -804,22 +798,17 @@ void Sema::lower_outputs() {
             Scope scope;
             bool ok = true;
             for (const ast::PatternItem &p : d.pattern) {
-                const Entity *e = p.expr->kind == ast::ExprKind::Name ? lookup(0, p.expr->name)
-                                                                      : nullptr;
-                if (!e || e->kind != EntityKind::Dim) {
-                    if (p.expr->kind == ast::ExprKind::Name && !e)
-                        error(p.expr->loc, "unknown dim '" + p.expr->name + "'");
-                    else
-                        error(p.expr->loc, "an emit lists dims, got '" + text(p.expr->loc) + "'");
+                int dim = listed_dim(p, "an emit");
+                if (dim < 0) {
                     ok = false;
                     continue;
                 }
-                if (std::count(em.vars.begin(), em.vars.end(), e->index)) {
+                if (std::count(em.vars.begin(), em.vars.end(), dim)) {
                     error(p.expr->loc, "dim '" + p.expr->name + "' appears twice in the emit");
                     ok = false;
                     continue;
                 }
-                em.vars.push_back(e->index);
+                em.vars.push_back(dim);
                 scope.var_names.push_back(p.expr->name);
             }
             if (!ok) continue;
@@ -854,6 +843,18 @@ void Sema::lower_outputs() {
             prog_.saves.push_back(s);
         }
     }
+}
+
+/* The dim that item "p" of a dims-only list names ("what" lists dims: "an emit", "a type
+ * declaration"); -1 after reporting an unknown dim or an item that is not a dim. */
+int Sema::listed_dim(const ast::PatternItem &p, const char *what) {
+    const Entity *e = p.expr->kind == ast::ExprKind::Name ? lookup(0, p.expr->name) : nullptr;
+    if (e && e->kind == EntityKind::Dim) return e->index;
+    if (p.expr->kind == ast::ExprKind::Name && !e)
+        error(p.expr->loc, "unknown dim '" + p.expr->name + "'");
+    else
+        error(p.expr->loc, std::string(what) + " lists dims, got '" + text(p.expr->loc) + "'");
+    return -1;
 }
 
 }  // namespace trlc::sema

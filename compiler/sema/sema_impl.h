@@ -137,6 +137,7 @@ public:
     void load_modules(const ast::Module &main);
     void collect_names();
     const Entity *lookup(int module, const std::string &name) const;
+    int listed_dim(const ast::PatternItem &p, const char *what);
     bool define(int module, const std::string &name, Entity e);
 
     // ---- consts.cpp
