@@ -11,6 +11,7 @@ APT_PACKAGES=(
     llvm-14-dev libclang-14-dev clang-14 llvm-14-tools libclang-rt-14-dev
     nlohmann-json3-dev libcli11-dev libgtest-dev
     libopenblas-dev
+    ccache
 )
 PIP_PACKAGES=(lit numpy gymnasium)
 
