@@ -883,8 +883,9 @@ public:
         case BuiltinOp::Cumsum: unsupported(n.loc, "cumsum");
         case BuiltinOp::DiscountedCumsum: unsupported(n.loc, "discounted_cumsum");
         case BuiltinOp::Arange: unsupported(n.loc, "arange");
+        default: break;
         }
-        unsupported(n.loc, "this builtin");
+        return emit_extra_builtin(n);
     }
 
     Val emit_uncached(const ir::Node &n) {
@@ -969,10 +970,15 @@ public:
             }
             return r;
         }
-        case NodeKind::Extern: unsupported(n.loc, "extern functions");
+        case NodeKind::Extern: return emit_extern(n);
         }
         unsupported(n.loc, "this expression");
     }
+
+    /** Builtins added after the core set (codegen/extra_builtins.h). */
+    Val emit_extra_builtin(const ir::Node &n);
+    /** A call of an `extern` function (codegen/extern_call.h). */
+    Val emit_extern(const ir::Node &n);
 
 private:
     const ir::Program &prog_;
@@ -1062,3 +1068,6 @@ inline const char *dtype_macro(DType d) {
 }
 
 }  // namespace trlc::codegen
+
+#include "codegen/extern_call.h"
+#include "codegen/extra_builtins.h"
