@@ -14,6 +14,7 @@
 #include "frontend/parser.h"
 #include "interp/interpreter.h"
 #include "memory/memplan.h"
+#include "passes/autodiff.h"
 #include "passes/vectorize_free_dims.h"
 #include "schedule/schedule.h"
 #include "pdg/pdg.h"
@@ -109,6 +110,7 @@ int run(const DriverOptions &opts, SourceManager &sm, Diagnostics &diag) {
 
     std::optional<ir::Program> prog = analyze(module, sm, diag, sema_opts);
     if (!prog || diag.has_errors()) return 1;
+    if (!differentiate(*prog, diag)) return 1;  // grad(y, x) → adjoint tensors
     if (opts.emit == "types") {
         print_types(*prog, std::cout);
         return 0;
@@ -194,6 +196,7 @@ bool run_front_end(const DriverOptions &opts, SourceManager &sm, Diagnostics &di
     if (diag.has_errors()) return false;
     std::optional<ir::Program> p = analyze(module, sm, diag, sema_opts);
     if (!p || diag.has_errors()) return false;
+    if (!differentiate(*p, diag)) return false;  // grad(y, x) → adjoint tensors
     *prog = std::move(*p);
     return build_checked_pdg(*prog, diag, pdg);
 }

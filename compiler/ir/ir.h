@@ -96,6 +96,8 @@ enum class NodeKind {
     TupleGet,  // element `int_attr` of the tuple args[0]
     Rng,       // a random key from the i32 scalars args (and the seed, tensor id)
     Extern,    // call of an `extern` function `name` with args
+    Grad,      // grad(args[0] = y, args[1] = x); type = x's type.  Made by sema, replaced by
+               // passes/autodiff (reads of adjoint tensors) before the PDG is built
 };
 
 enum class UnaryOp { Neg, Not, Exp, Log, Sqrt, Tanh, Sigmoid, Relu, Abs, Sin, Cos, Floor, Ceil, Sign, StopGrad };

@@ -6,8 +6,10 @@
 // Math functions that are not exact on integers (exp, log, tanh, …, mean,
 // softmax) compute in f32 for i32/bool inputs.  Shapes given as arguments
 // (`zeros([4, 64])`, `arange(T - t)`) may be dynamic: an extent affine in the
-// equation's variables.  `grad` is reported as not supported yet.
+// equation's variables.  `grad(y, x)` stays an ir::NodeKind::Grad node (a scalar float y, a
+// float tensor or tuple x); passes/autodiff replaces it by adjoint tensors.
 #include <algorithm>
+#include <functional>
 #include <set>
 
 #include "sema/sema_impl.h"
@@ -133,9 +135,37 @@ Val Sema::lower_builtin(const std::string &name, const ast::Expr &call, Scope &s
     Loc loc = call.loc;
     size_t npos = call.args.size() - 1;
     auto pos = [&](size_t k) -> const ast::Expr & { return *call.args[k + 1]; };
-    if (name == "grad") {
-        error(loc, "grad is not supported yet (autodiff comes with a later release)");
-        return {};
+    if (name == "grad") {  // stays a Grad node: y a scalar float, x float (tuple) values
+        if (call.args.size() != 3 || !call.kwargs.empty()) {
+            error(loc, "grad takes 2 arguments (grad(y, x)), got " +
+                           std::to_string(call.args.size() - 1) +
+                           (call.kwargs.empty() ? "" : " and keywords"));
+            return {};
+        }
+        Val y = lower(*call.args[1], scope), x = lower(*call.args[2], scope);
+        if (!y.ok() || !x.ok()) return {};
+        const ir::Type &ty = y.type();
+        if (ty.is_tuple || !ty.shape.empty() || !is_float(ty.dtype)) {
+            error(call.args[1]->loc, "grad needs a scalar f32 or f64 y, got " + type_str(ty, scope));
+            return {};
+        }
+        std::function<bool(const ir::Type &)> float_type = [&](const ir::Type &t) {
+            if (!t.is_tuple) return is_float(t.dtype);
+            for (const ir::Type &e : t.elems)
+                if (!float_type(e)) return false;
+            return true;
+        };
+        if (!float_type(x.type())) {
+            error(call.args[2]->loc, "grad needs x of a float type (or a tuple of them), got " +
+                                         type_str(x.type(), scope));
+            return {};
+        }
+        ir::Node n;
+        n.kind = ir::NodeKind::Grad;
+        n.loc = loc;
+        n.type = x.type();
+        n.args = {y.node, x.node};
+        return {make_node(std::move(n)), false, nullptr};
     }
     // ---- arity and keywords
     auto arity = [&](size_t lo, size_t hi) {
