@@ -196,6 +196,9 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
                 "-x", "c++", cu, "-x", "none", rt + "/rt/trl_rt_common.cpp",
                 rt + "/rt/trl_rt_host.cpp", rt + "/trl_npy.cpp", rt + "/trl_json.cpp",
                 "-I" + rt, "-lopenblas", "-o", opts.output};
+        if (opts.standalone)  // the runtime is inside the source
+            argv = {env_or("CXX", "c++"), "-std=c++17", olevel, "-fopenmp", "-ffp-contract=off",
+                    "-x", "c++", cu, "-x", "none", "-lopenblas", "-o", opts.output};
     } else {
         tool_name = "nvcc";
         argv = {find_nvcc(), "-std=c++17", olevel, "-fmad=false"};
@@ -206,9 +209,11 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
             argv.push_back("-gencode");
             argv.push_back("arch=compute_" + num + ",code=" + a);
         }
-        for (const std::string &s : {cu, rt + "/rt/trl_rt_cuda.cu", rt + "/rt/trl_rt_common.cpp",
-                                     rt + "/trl_npy.cpp", rt + "/trl_json.cpp"})
-            argv.push_back(s);
+        argv.push_back(cu);
+        if (!opts.standalone)  // else the runtime is inside the source
+            for (const std::string &s : {rt + "/rt/trl_rt_cuda.cu", rt + "/rt/trl_rt_common.cpp",
+                                         rt + "/trl_npy.cpp", rt + "/trl_json.cpp"})
+                argv.push_back(s);
         for (const std::string &s : {"-I" + rt, std::string("-lcublas"), std::string("-o"),
                                      opts.output})
             argv.push_back(s);

@@ -15,6 +15,7 @@ struct BuildOptions {
     std::vector<std::string> cuda_archs;  // --cuda-arch=sm_80,sm_90 (default sm_80)
     int opt_level = 2;                    // -O0 .. -O3, passed to the toolchain
     bool keep_source = false;             // --keep-source: keep OUT.cu next to OUT
+    bool standalone = false;              // the source has the runtime inlined (--standalone)
 };
 
 /** "cuda" when `nvidia-smi -L` lists a GPU, else "host"; says which on stderr. */

@@ -79,6 +79,10 @@ int main(int argc, char **argv) {
                                          "(default -O2)")
         ->check(CLI::Range(0, 3));
     app.add_flag("--keep-source", opts.keep_source, "with -o OUT: keep the generated OUT.cu");
+    app.add_flag("--standalone", opts.standalone,
+                 "with --emit=cuda or -o: inline the runtime (headers and sources) and extern "
+                 "headers, so the one .cu builds alone (c++ -fopenmp ... -lopenblas, or nvcc "
+                 "... -lcublas)");
     app.add_flag("--no-color", opts.no_color, "never colour diagnostics");
     // Hidden (empty group): shared with trl-opt, for tests of a hand-written schedule.
     app.add_option("--load-schedule", opts.load_schedule,

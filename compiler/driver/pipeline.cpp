@@ -9,6 +9,7 @@
 #include "checks/checks.h"
 #include "codegen/emit_program.h"
 #include "driver/build_program.h"
+#include "externs/externs.h"
 #include "frontend/ast_printer.h"
 #include "frontend/diagnostics.h"
 #include "frontend/parser.h"
@@ -110,6 +111,7 @@ int run(const DriverOptions &opts, SourceManager &sm, Diagnostics &diag) {
 
     std::optional<ir::Program> prog = analyze(module, sm, diag, sema_opts);
     if (!prog || diag.has_errors()) return 1;
+    if (!prog->externs.empty() && !check_externs(*prog, sm, opts.include_dirs, diag)) return 1;
     if (!differentiate(*prog, diag)) return 1;  // grad(y, x) → adjoint tensors
     if (opts.emit == "types") {
         print_types(*prog, std::cout);
@@ -139,6 +141,9 @@ int run(const DriverOptions &opts, SourceManager &sm, Diagnostics &diag) {
     build_opts.cuda_archs = opts.cuda_archs;
     build_opts.opt_level = opts.opt_level;
     build_opts.keep_source = opts.keep_source;
+    build_opts.standalone = opts.standalone;
+    SourceOptions source_opts;
+    source_opts.standalone = opts.standalone;
     if (!opts.output.empty() && !check_build_options(build_opts, diag)) return 1;
     ScheduleOptions sched_opts;
     sched_opts.load_schedule = opts.load_schedule;
@@ -163,7 +168,8 @@ int run(const DriverOptions &opts, SourceManager &sm, Diagnostics &diag) {
     }
     if (opts.emit == "cuda") {
         try {
-            std::cout << emit_cuda(*prog, sched, plan, &sm);
+            std::cout << finish_source(emit_cuda(*prog, sched, plan, &sm), *prog, sm,
+                                       opts.include_dirs, source_opts);
         } catch (const CodegenError &e) {
             diag.error(e.loc, e.message);
             return 1;
@@ -173,7 +179,8 @@ int run(const DriverOptions &opts, SourceManager &sm, Diagnostics &diag) {
     if (!opts.output.empty()) {
         std::string source;
         try {
-            source = emit_cuda(*prog, sched, plan, &sm);
+            source = finish_source(emit_cuda(*prog, sched, plan, &sm), *prog, sm,
+                                   opts.include_dirs, source_opts);
         } catch (const CodegenError &e) {
             diag.error(e.loc, e.message);
             return 1;
@@ -196,6 +203,7 @@ bool run_front_end(const DriverOptions &opts, SourceManager &sm, Diagnostics &di
     if (diag.has_errors()) return false;
     std::optional<ir::Program> p = analyze(module, sm, diag, sema_opts);
     if (!p || diag.has_errors()) return false;
+    if (!p->externs.empty() && !check_externs(*p, sm, opts.include_dirs, diag)) return false;
     if (!differentiate(*p, diag)) return false;  // grad(y, x) → adjoint tensors
     *prog = std::move(*p);
     return build_checked_pdg(*prog, diag, pdg);

@@ -25,6 +25,7 @@ struct DriverOptions {
     std::vector<std::string> cuda_archs;  // --cuda-arch
     int opt_level = 2;   // -O0 .. -O3 for the toolchain
     bool keep_source = false;  // --keep-source
+    bool standalone = false;   // --standalone: inline the runtime into the generated source
     bool no_color = false;
     bool color = false;
 };
