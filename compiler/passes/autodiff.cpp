@@ -1190,11 +1190,6 @@ private:
                                          prog_.dims[d].name + "' is not supported: " +
                                          (seed ? "" : prog_.tensors[c].name + " ") + "reads " + rt};
         }
-        for (size_t v = 0; v < e.vars.size(); ++v)
-            if (k.var_pos[v] < 0 && mentions(e.guard, static_cast<int>(v)))
-                throw AdError{r.loc, "grad through the read " + rt + " is not supported yet: the guard of "
-                                         "its equation mentions '" + var_name(e, static_cast<int>(v)) +
-                                         "', which the read does not use"};
         return k;
     }
 
@@ -1219,7 +1214,12 @@ private:
                                            guard_cmp(BinaryOp::Lt, u[j], aff_const(p.hi))));
             }
         }
-        if (e.guard) g = guard_and(g, guard_subst(e.guard, vmap));
+        // Ec's guard restricts the consumer points read; J is zero wherever Ec does not apply, so
+        // a guard on summed variables needs no condition (the slice reads J over C's points).
+        bool guard_summed = false;
+        for (size_t v = 0; v < e.vars.size(); ++v)
+            guard_summed = guard_summed || (k.var_pos[v] < 0 && mentions(e.guard, static_cast<int>(v)));
+        if (e.guard && !guard_summed) g = guard_and(g, guard_subst(e.guard, vmap));
         *cond = g;
         std::vector<ReadIndex> idx;
         int nsum = 0;
