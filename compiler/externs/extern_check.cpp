@@ -195,8 +195,9 @@ std::vector<const clang::FunctionDecl *> similar(clang::ASTContext &ctx, const s
         if (!csm.getFileEntryForID(csm.getFileID(csm.getFileLoc(fd->getLocation())))) continue;
         std::string n = fd->getName().str();
         if (n.rfind("__", 0) == 0 || seen.count(n)) continue;
-        unsigned dist = want.edit_distance(n, true, 3);
-        bool close = dist <= std::max<size_t>(1, name.size() / 3) ||
+        unsigned limit = static_cast<unsigned>(std::max<size_t>(1, name.size() / 3));
+        unsigned dist = want.edit_distance(n, true, limit);  // limit + 1 when farther
+        bool close = dist <= limit ||
                      want.equals_insensitive(n) ||
                      (name.size() >= 4 && llvm::StringRef(n).contains_insensitive(want)) ||
                      (n.size() >= 4 && want.contains_insensitive(n));

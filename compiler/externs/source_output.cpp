@@ -131,9 +131,13 @@ std::string standalone(const std::string &source, const std::string &runtime) {
     out += body;
     out += "\n// ==== The runtime's implementation (runtime/) "
            "===============================================\n";
-    out += "#if defined(__CUDACC__)\n" + inl.file(runtime + "/rt/trl_rt_cuda.cu", "rt/trl_rt_cuda.cu") +
-           "#else\n" + inl.file(runtime + "/rt/trl_rt_host.cpp", "rt/trl_rt_host.cpp") +
-           "#endif\n";
+    // What both device layers include goes first: a file is inlined once, not once per branch.
+    out += inl.file(runtime + "/rt/trl_rt_internal.h", "rt/trl_rt_internal.h");
+    out += "#if defined(__CUDACC__)\n";
+    out += inl.file(runtime + "/rt/trl_rt_cuda.cu", "rt/trl_rt_cuda.cu");
+    out += "#else\n";
+    out += inl.file(runtime + "/rt/trl_rt_host.cpp", "rt/trl_rt_host.cpp");
+    out += "#endif\n";
     out += inl.file(runtime + "/rt/trl_rt_common.cpp", "rt/trl_rt_common.cpp");
     out += inl.file(runtime + "/trl_npy.cpp", "trl_npy.cpp");
     out += inl.file(runtime + "/trl_json.cpp", "trl_json.cpp");
