@@ -1,10 +1,49 @@
 #pragma once
 // extra_builtins — code for builtins added after the core set of expr_emitter.h.
 // Included at the end of codegen/expr_emitter.h; defines ExprEmitter::emit_extra_builtin.
+//
+// orthogonal and permutation call the kernels of runtime/trl_linalg.h, which the interpreter
+// (interp/value.cpp) calls too, so generated programs compute the same bits.  Their scratch
+// memory is local arrays of static size (2·rows·cols + rows·cols doubles for orthogonal).
 #include "codegen/expr_emitter.h"
 
 namespace trlc::codegen {
 
-inline Val ExprEmitter::emit_extra_builtin(const ir::Node &n) { unsupported(n.loc, "this builtin"); }
+inline Val ExprEmitter::emit_extra_builtin(const ir::Node &n) {
+    DType dt = n.type.is_tuple ? DType::F32 : n.type.dtype;
+    switch (n.builtin) {
+    case BuiltinOp::Orthogonal: {
+        Val k = emit(*n.args.at(0));
+        Val g = emit(*n.args.at(1));
+        if (k.tuple || k.dt != DType::Key || !k.scalar()) unsupported(n.loc, "orthogonal() from this key");
+        if (g.tuple || !g.scalar()) unsupported(n.loc, "orthogonal() with a non-scalar gain");
+        if (n.type.shape.size() != 2 || !n.type.shape[0].is_static() || !n.type.shape[1].is_static())
+            unsupported(n.loc, "orthogonal() of a dynamic shape");
+        int64_t rows = n.type.shape[0].max_value, cols = n.type.shape[1].max_value;
+        Val r = declare(dt, maxs_of(n.type), dims_of(n.type));
+        open("");
+        std::string size = std::to_string(rows * cols);
+        line("double work[2 * " + size + "], out[" + size + "];");
+        line("trl::orthogonal_f64(" + k.name + ", " + lit_int(rows) + ", " + lit_int(cols) + ", " +
+             conv(g.name, g.dt, DType::F64) + ", out, work);");
+        line("for (long long e = 0; e < " + size + "; ++e) " + r.name + "[e] = " +
+             conv("out[e]", DType::F64, dt) + ";");
+        close();
+        return r;
+    }
+    case BuiltinOp::Permutation: {
+        Val k = emit(*n.args.at(0));
+        if (k.tuple || k.dt != DType::Key || !k.scalar()) unsupported(n.loc, "permutation() from this key");
+        if (n.type.shape.size() != 1 || !n.type.shape[0].is_static())
+            unsupported(n.loc, "permutation() of a dynamic length");
+        Val r = declare(DType::I32, maxs_of(n.type), dims_of(n.type));
+        line("trl::permutation_i32(" + k.name + ", " + lit_int(n.type.shape[0].max_value) + ", " +
+             r.name + ");");
+        return r;
+    }
+    default: break;
+    }
+    unsupported(n.loc, "this builtin");
+}
 
 }  // namespace trlc::codegen

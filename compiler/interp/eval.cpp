@@ -371,6 +371,8 @@ Value Evaluator::eval_builtin(const ir::Node &n, Ctx &c) {
         r.keys[0] = trl::fold_in(k.keys[0], static_cast<int32_t>(cast(v, ir::DType::I32).data[0]));
         return r;
     }
+    case BuiltinOp::Orthogonal: return orthogonal(arg(0), shape_of(n.type, *c.env), arg(1), dt);
+    case BuiltinOp::Permutation: return permutation(arg(0), shape_of(n.type, *c.env).at(0));
     }
     internal_error("unknown builtin", __FILE__, __LINE__);
 }

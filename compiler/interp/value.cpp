@@ -3,6 +3,8 @@
 // i32 exactly with overflow reported as an error, bool as bool.
 #include "interp/value.h"
 
+#include "trl_linalg.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -779,18 +781,32 @@ Value cumsum(const Value &x0, int64_t axis0, bool has_axis, DType result) {
 }
 
 Value discounted_cumsum(const Value &x0, const Value &g0, int64_t axis0, DType result) {
-    if (g0.is_tuple || g0.numel() != 1) fail("discounted_cumsum needs a scalar gamma");
+    // gamma is a scalar or broadcasts to x's shape: y[k] = x[k] + gamma[k] * y[k+1].
+    if (g0.is_tuple || g0.dtype == DType::Key) fail("discounted_cumsum needs a numeric gamma");
     DType dt = is_float(result) ? result : DType::F32;
     Value x = cast(x0, dt);
-    double g = round_to(dt, cast(g0, dt).data[0]);
     if (x.shape.empty()) fail("discounted_cumsum needs an array of rank >= 1, not a scalar");
+    Value g = cast(g0, dt);
+    if (g.numel() != 1) {
+        if (broadcast_shapes(x.shape, g.shape, dt, dt) != x.shape)
+            fail("discounted_cumsum: gamma " + value_type_string(g0) + " does not broadcast to " +
+                 value_type_string(x0));
+        Value gb = Value::zeros(dt, x.shape);
+        std::vector<std::vector<int64_t>> st = {bstrides(g.shape, x.shape)};
+        for_each_broadcast(x.shape, st, [&](int64_t o, const std::vector<int64_t> &off) {
+            gb.data[o] = g.data[off[0]];
+        });
+        g = gb;
+    }
+    bool scalar_g = g.numel() == 1;
     int64_t axis = norm_axis(axis0, static_cast<int64_t>(x.shape.size()));
     Value r = x;
     for_each_fiber(x.shape, axis, [&](int64_t base, int64_t st, int64_t n) {
         double next = 0;
         for (int64_t k = n - 1; k >= 0; --k) {
+            double gk = round_to(dt, scalar_g ? g.data[0] : g.data[base + k * st]);
             double y = k == n - 1 ? x.data[base + k * st]
-                                  : add_in(dt, x.data[base + k * st], mul_in(dt, g, next));
+                                  : add_in(dt, x.data[base + k * st], mul_in(dt, gk, next));
             r.data[base + k * st] = y;
             next = y;
         }
@@ -857,6 +873,28 @@ Value normal(const Value &key, const Shape &shape, DType dt) {
         else if (dt == DType::F64) r.data[j] = trl::normal_f64(k, j);
         else fail("normal() draws f32 or f64 values");
     }
+    return r;
+}
+
+Value orthogonal(const Value &key, const Shape &shape, const Value &gain, DType dt) {
+    const trl::RngKey &k = key_of(key);
+    if (shape.size() != 2 || shape[0] < 1 || shape[1] < 1) fail("orthogonal() needs a [rows, cols] shape");
+    if (gain.is_tuple || gain.numel() != 1) fail("orthogonal() needs a scalar gain");
+    std::vector<double> out(static_cast<size_t>(shape[0] * shape[1]));
+    std::vector<double> work(2 * out.size());
+    trl::orthogonal_f64(k, shape[0], shape[1], cast(gain, DType::F64).data[0], out.data(),
+                        work.data());
+    Value r = Value::zeros(DType::F64, shape);
+    r.data = out;
+    return cast(r, dt);
+}
+
+Value permutation(const Value &key, int64_t n) {
+    const trl::RngKey &k = key_of(key);
+    std::vector<int32_t> p(static_cast<size_t>(n));
+    trl::permutation_i32(k, n, p.data());
+    Value r = Value::zeros(DType::I32, {n});
+    for (int64_t i = 0; i < n; ++i) r.data[i] = p[i];
     return r;
 }
 

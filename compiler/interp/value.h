@@ -85,5 +85,9 @@ Value stack0(const std::vector<Value> &xs, DType dt, const Shape &elem_shape);
 Value uniform(const Value &key, const Shape &shape, DType dt);
 Value normal(const Value &key, const Shape &shape, DType dt);
 Value categorical(const Value &key, const Value &logits);
+/** orthogonal(key, [rows, cols], gain) in "dt" (runtime/trl_linalg.h, computed in double). */
+Value orthogonal(const Value &key, const Shape &shape, const Value &gain, DType dt);
+/** permutation(key, n): i32[n] (runtime/trl_linalg.h). */
+Value permutation(const Value &key, int64_t n);
 
 }  // namespace trlc::interp

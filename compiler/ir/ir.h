@@ -118,6 +118,8 @@ enum class BuiltinOp {
     Categorical,                                          // args[0] = key, args[1] = logits
     Clamp,                                                // clamp(x, lo, hi)
     FoldIn,                                               // fold_in(key, i32) → key
+    Orthogonal,   // args[0] = key, args[1] = gain (f64 scalar); [rows, cols] and dtype from type
+    Permutation,  // args[0] = key; i32[n], n from type (runtime/trl_linalg.h)
 };
 
 /** A domain index of a Read: a point (affine / clamp) or a slice [lo, hi). */

@@ -24,7 +24,8 @@ const std::set<std::string> kBuiltins = {
     "discounted_cumsum", "arange", "zeros", "ones", "full", "exp", "log", "sqrt", "tanh",
     "sigmoid", "relu", "abs", "sin", "cos", "pow", "clamp", "floor", "ceil", "sign", "rng",
     "uniform", "normal", "categorical", "fold_in", "stop_grad", "f32", "f64", "i32", "bool",
-    "where", "grad"};
+    "where", "grad", "zeros_like", "ones_like", "shape", "orthogonal", "permutation",
+    "uniform_like", "normal_like"};
 
 ir::DType float_of(ir::DType d) { return d == ir::DType::F64 ? d : ir::DType::F32; }
 
@@ -275,15 +276,14 @@ Val Sema::lower_builtin(const std::string &name, const ast::Expr &call, Scope &s
         {"bool", ir::DType::Bool}};
     if (casts.count(name)) {
         if (!arity(1, 1) || !keywords({})) return {};
-        Val v = value(0);
-        if (!numeric(v, pos(0).loc)) return {};
-        v.weak = false;  // a cast makes the dtype explicit
-        Val r = convert(v, casts.at(name));
-        r.weak = false;
-        if (r.node == v.node) {  // same dtype: keep the node, drop weakness
+        return map_leaves({value(0)}, loc, scope, name, [&](const std::vector<Val> &x) -> Val {
+            Val v = x[0];
+            if (!numeric(v, pos(0).loc)) return {};
+            v.weak = false;  // a cast makes the dtype explicit
+            Val r = convert(v, casts.at(name));
+            r.weak = false;
             return r;
-        }
-        return r;
+        });
     }
     // ---- elementwise math
     static const std::map<std::string, ir::UnaryOp> float_unary = {
@@ -296,8 +296,26 @@ Val Sema::lower_builtin(const std::string &name, const ast::Expr &call, Scope &s
         {"stop_grad", ir::UnaryOp::StopGrad}};
     if (float_unary.count(name) || same_unary.count(name)) {
         if (!arity(1, 1) || !keywords({})) return {};
-        Val v = value(0);
-        if (!v.ok()) return {};
+        Val v0 = value(0);
+        if (!v0.ok()) return {};
+        if (v0.type().is_tuple && name != "stop_grad")  // pytree: every leaf
+            return map_leaves({v0}, loc, scope, name, [&](const std::vector<Val> &x) -> Val {
+                Val v = x[0];
+                if (!numeric(v, pos(0).loc)) return {};
+                ir::Node n;
+                n.kind = ir::NodeKind::Unary;
+                if (float_unary.count(name)) {
+                    n.uop = float_unary.at(name);
+                    v = convert(v, float_of(v.type().dtype));
+                } else {
+                    n.uop = same_unary.at(name);
+                    if (v.type().dtype == ir::DType::Bool) v = convert(v, ir::DType::I32);
+                }
+                n.type = v.type();
+                n.args = {v.node};
+                return make(std::move(n), v, v.weak);
+            });
+        Val v = v0;
         if (name != "stop_grad" && !numeric(v, pos(0).loc)) return {};
         ir::Node n;
         n.kind = ir::NodeKind::Unary;
@@ -319,12 +337,14 @@ Val Sema::lower_builtin(const std::string &name, const ast::Expr &call, Scope &s
     }
     if (name == "where") {
         if (!arity(3, 3) || !keywords({})) return {};
-        Val c = value(0), a = value(1), b = value(2);
-        if (!c.ok() || !a.ok() || !b.ok()) return {};
+        Val c = value(0), a0 = value(1), b0 = value(2);
+        if (!c.ok() || !a0.ok() || !b0.ok()) return {};
         if (c.type().is_tuple || c.type().dtype != ir::DType::Bool) {
             error(pos(0).loc, "where needs a bool condition, got " + type_str(c.type(), scope));
             return {};
         }
+        return map_leaves({a0, b0}, loc, scope, "where", [&](const std::vector<Val> &ab_) -> Val {
+        Val a = ab_[0], b = ab_[1];
         // Type the branches as a + b would (same promotion and broadcasting).
         Val ab = binary_op(ir::BinaryOp::Add, a, b, loc, scope, "where");
         if (!ab.ok()) return {};
@@ -353,10 +373,13 @@ Val Sema::lower_builtin(const std::string &name, const ast::Expr &call, Scope &s
         n.type.dtype = a.type().dtype;
         n.args = {c.node, a.node, b.node};
         return make(std::move(n), a, a.weak && b.weak);
+        });
     }
     if (name == "clamp") {
         if (!arity(3, 3) || !keywords({})) return {};
-        Val x = value(0), lo = value(1), hi = value(2);
+        return map_leaves({value(0), value(1), value(2)}, loc, scope, "clamp",
+                          [&](const std::vector<Val> &xs) -> Val {
+        Val x = xs[0], lo = xs[1], hi = xs[2];
         Val t1 = binary_op(ir::BinaryOp::Min, x, lo, loc, scope, "clamp");
         if (!t1.ok()) return {};
         Val t2 = binary_op(ir::BinaryOp::Min, t1, hi, loc, scope, "clamp");
@@ -365,6 +388,7 @@ Val Sema::lower_builtin(const std::string &name, const ast::Expr &call, Scope &s
         x = convert(x, d), lo = convert(lo, d), hi = convert(hi, d);
         return make(builtin_node(ir::BuiltinOp::Clamp, t2.type(), {x.node, lo.node, hi.node}), x,
                     x.weak && lo.weak && hi.weak);
+        });
     }
     // ---- reductions
     if ((name == "max" || name == "min") && npos == 2) {
@@ -379,6 +403,7 @@ Val Sema::lower_builtin(const std::string &name, const ast::Expr &call, Scope &s
     if (reductions.count(name)) {
         if (!arity(1, (name == "max" || name == "min") ? 2 : 1) || !keywords({"axis"})) return {};
         Val x = value(0);
+        if (x.ok() && x.type().is_tuple && name == "sum") return sum_leaves(x, call, scope);
         if (!numeric(x, pos(0).loc)) return {};
         std::vector<int64_t> axes;
         if (!axes_of(kw("axis"), x.type().shape.size(), &axes)) return {};
@@ -433,10 +458,16 @@ Val Sema::lower_builtin(const std::string &name, const ast::Expr &call, Scope &s
             error(pos(0).loc, name + " needs an array, got " + type_str(x.type(), scope));
             return {};
         }
-        if (!g.type().shape.empty()) {
-            error(pos(1).loc, "the discount of discounted_cumsum must be a scalar, got " +
+        {  // gamma: a scalar, or an array that broadcasts to x's shape (gamma[k] scales y[k+1])
+            bool ok = true;
+            ir::Type j = join_shapes(x.type(), g.type(), &ok);
+            if (!ok || j.shape.size() != x.type().shape.size() ||
+                !type_equal(with_dtype(j, ir::DType::F32), with_dtype(x.type(), ir::DType::F32))) {
+                error(pos(1).loc, "the discount of discounted_cumsum must be a scalar or broadcast "
+                                  "to " + type_str(x.type(), scope) + ", got " +
                                   type_str(g.type(), scope));
-            return {};
+                return {};
+            }
         }
         std::vector<int64_t> axes;
         if (!axes_of(kw("axis"), x.type().shape.size(), &axes)) return {};
@@ -731,6 +762,16 @@ Val Sema::lower_builtin(const std::string &name, const ast::Expr &call, Scope &s
         return make(builtin_node(ir::BuiltinOp::FoldIn, scalar(ir::DType::Key), {k.node, i.node}),
                     k, false);
     }
+    if (name == "uniform_like" || name == "normal_like") {  // draws of x's shape and float dtype
+        if (!arity(2, 2) || !keywords({})) return {};
+        Val k = value(0), x = value(1);
+        if (!key_arg(k, pos(0).loc) || !numeric(x, pos(1).loc)) return {};
+        ir::Type t = x.type();
+        t.dtype = float_of(t.dtype);
+        return make(builtin_node(name == "uniform_like" ? ir::BuiltinOp::Uniform : ir::BuiltinOp::Normal,
+                                 t, {k.node}),
+                    k, false);
+    }
     if (name == "uniform" || name == "normal") {
         if (!arity(1, 2) || !keywords({"dtype"})) return {};
         Val k = value(0);
@@ -768,8 +809,127 @@ Val Sema::lower_builtin(const std::string &name, const ast::Expr &call, Scope &s
         t.shape.pop_back();
         return make(builtin_node(ir::BuiltinOp::Categorical, t, {k.node, l.node}), k, false);
     }
+    // ---- pytree helpers and shapes
+    if (name == "zeros_like" || name == "ones_like") {
+        if (!arity(1, 1) || !keywords({})) return {};
+        return map_leaves({value(0)}, loc, scope, name, [&](const std::vector<Val> &x) -> Val {
+            if (!numeric(x[0], pos(0).loc)) return {};
+            return make(builtin_node(name == "zeros_like" ? ir::BuiltinOp::Zeros : ir::BuiltinOp::Ones,
+                                     x[0].type(), {}),
+                        Val{}, false);
+        });
+    }
+    if (name == "shape") {
+        if (!arity(1, 1) || !keywords({})) return {};
+        Val x = value(0);
+        if (!numeric(x, pos(0).loc)) return {};
+        ir::Node c;
+        c.kind = ir::NodeKind::Const;
+        c.type = scalar(ir::DType::I32);
+        c.type.shape.push_back(ir::Extent{static_cast<int64_t>(x.type().shape.size()), nullptr});
+        for (const ir::Extent &e : x.type().shape) {
+            if (!e.is_static()) {
+                error(pos(0).loc, "shape of " + type_str(x.type(), scope) +
+                                      " is not a constant: it has a dynamic extent");
+                return {};
+            }
+            c.data.push_back(static_cast<double>(e.max_value));
+        }
+        return make(std::move(c), Val{}, false);
+    }
+    // ---- initializers and permutations (runtime/trl_linalg.h)
+    if (name == "orthogonal") {
+        if (!arity(2, 2) || !keywords({"gain", "dtype"})) return {};
+        Val k = value(0);
+        if (!key_arg(k, pos(0).loc)) return {};
+        auto shape = shape_arg(pos(1), scope);
+        if (!shape) return {};
+        if (shape->size() != 2 || !(*shape)[0].is_static() || !(*shape)[1].is_static() ||
+            (*shape)[0].max_value < 1 || (*shape)[1].max_value < 1) {
+            error(pos(1).loc, "orthogonal needs a static matrix shape [rows, cols] with rows, cols "
+                              ">= 1, got '" + text(pos(1).loc) + "'");
+            return {};
+        }
+        ir::DType d;
+        if (!dtype_kw(ir::DType::F32, &d)) return {};
+        if (!is_float(d)) {
+            error(kw("dtype")->value->loc, "orthogonal gives f32 or f64");
+            return {};
+        }
+        Val gain = const_val(1.0, ir::DType::F64, false, loc);
+        if (const ast::KeywordArg *gk = kw("gain")) {
+            gain = lower(*gk->value, scope);
+            if (!gain.ok()) return {};
+            if (gain.type().is_tuple || !gain.type().shape.empty() ||
+                dtype_kind(gain.type().dtype) == 3) {
+                error(gk->value->loc, "the gain of orthogonal must be a number, got " +
+                                          type_str(gain.type(), scope));
+                return {};
+            }
+            gain = convert(gain, ir::DType::F64);
+        }
+        ir::Type t = scalar(d);
+        t.shape = *shape;
+        return make(builtin_node(ir::BuiltinOp::Orthogonal, t, {k.node, gain.node}), k, false);
+    }
+    if (name == "permutation") {
+        if (!arity(2, 2) || !keywords({})) return {};
+        Val k = value(0), n = value(1);
+        if (!key_arg(k, pos(0).loc) || !n.ok()) return {};
+        if (!n.idx || n.idx->kind != ir::IndexExpr::Aff || !n.idx->aff.is_constant() ||
+            n.idx->aff.constant < 1) {
+            error(pos(1).loc, "the length of permutation must be a positive integer constant, got '" +
+                                  text(pos(1).loc) + "'");
+            return {};
+        }
+        ir::Type t = scalar(ir::DType::I32);
+        t.shape.push_back(ir::Extent{n.idx->aff.constant, nullptr});
+        return make(builtin_node(ir::BuiltinOp::Permutation, t, {k.node}), k, false);
+    }
     error(loc, "builtin '" + name + "' is not supported");
     return {};
+}
+
+Val Sema::sum_leaves(const Val &x, const ast::Expr &call, Scope &scope) {
+    if (!call.kwargs.empty()) {
+        error(call.kwargs[0].loc, "sum of a tuple adds every element of every leaf; it takes no axis");
+        return {};
+    }
+    std::vector<Val> leaves;
+    std::function<bool(const Val &)> flatten = [&](const Val &v) {
+        if (!v.type().is_tuple) {
+            if (v.type().dtype == ir::DType::Key) {
+                error(call.loc, "sum needs numeric leaves, got " + type_str(x.type(), scope));
+                return false;
+            }
+            leaves.push_back(v);
+            return true;
+        }
+        for (size_t k = 0; k < v.type().elems.size(); ++k)
+            if (!flatten(tuple_get(v, k))) return false;
+        return true;
+    };
+    if (!flatten(x)) return {};
+    if (leaves.empty()) {
+        error(call.loc, "sum of an empty tuple");
+        return {};
+    }
+    ir::DType d = ir::DType::F32;  // the widest float dtype of the leaves
+    for (const Val &v : leaves)
+        if (v.type().dtype == ir::DType::F64) d = ir::DType::F64;
+    Val acc;
+    for (const Val &v0 : leaves) {
+        Val v = convert(v0, d);
+        ir::Node n;
+        n.kind = ir::NodeKind::Builtin;
+        n.builtin = ir::BuiltinOp::Sum;
+        n.type = scalar(d);
+        n.args = {v.node};
+        n.loc = call.loc;
+        Val s{make_node(std::move(n)), false, nullptr};
+        acc = acc.ok() ? binary_op(ir::BinaryOp::Add, acc, s, call.loc, scope, "+") : s;
+    }
+    return acc;
 }
 
 }  // namespace trlc::sema

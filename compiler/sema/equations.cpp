@@ -534,7 +534,18 @@ bool Sema::lower_equation(int t, int k) {
 std::optional<ir::Type> Sema::tensor_type_for_read(int t, Loc use) {
     TensorInfo &info = tinfo_[t];
     if (info.declared) return info.declared;
-    if (info.state == TensorInfo::Untyped) ensure_typed(t);
+    if (info.state == TensorInfo::Untyped) {
+        try {
+            ensure_typed(t);
+        } catch (const Deferred &) {
+            // t's remaining equations wait for a tensor that is being typed, typically the
+            // hidden tensor of a tuple equation `(p, s)[i+1] = f(p[i], s[i])` whose body reads
+            // t: the equations of t typed so far (`s[0] = …`) give the type to use here;
+            // check_read_consistency() compares it with t's final type.
+            if (info.state == TensorInfo::Untyped && info.partial) return info.partial;
+            throw;
+        }
+    }
     if (info.state == TensorInfo::Done) return prog_.tensors[t].type;
     if (info.state == TensorInfo::Failed) return std::nullopt;
     if (info.assumed) {

@@ -461,6 +461,13 @@ Val Sema::lower_unary(const ast::Expr &e, Scope &scope) {
     Val a = lower(*e.args[0], scope);
     if (!a.ok()) return {};
     if (e.op == ast::OpKind::Plus) return a;
+    if (a.type().is_tuple)  // pytree: the operator applies to every leaf
+        return map_leaves({a}, e.loc, scope, std::string("operator ") + op_spelling(e.op),
+                          [&](const std::vector<Val> &x) { return unary_leaf(e, x[0], scope); });
+    return unary_leaf(e, a, scope);
+}
+
+Val Sema::unary_leaf(const ast::Expr &e, Val a, const Scope &scope) {
     const ir::Type &t = a.type();
     if (t.is_tuple || t.dtype == ir::DType::Key) {
         error(e.loc, std::string("operator ") + op_spelling(e.op) + " cannot be applied to " +
@@ -504,8 +511,13 @@ Val Sema::lower_binary(const ast::Expr &e, Scope &scope) {
 Val Sema::binary_op(ir::BinaryOp op, Val a, Val b, Loc loc, const Scope &scope,
                     const char *spelling) {
     if (!a.ok() || !b.ok()) return {};
+    if (a.type().is_tuple || b.type().is_tuple)  // pytree: map over the leaves
+        return map_leaves({a, b}, loc, scope, std::string("operator ") + spelling,
+                          [&](const std::vector<Val> &x) {
+                              return binary_op(op, x[0], x[1], loc, scope, spelling);
+                          });
     const ir::Type &ta = a.type(), &tb = b.type();
-    if (ta.is_tuple || tb.is_tuple || ta.dtype == ir::DType::Key || tb.dtype == ir::DType::Key) {
+    if (ta.dtype == ir::DType::Key || tb.dtype == ir::DType::Key) {
         error(loc, std::string("operator ") + spelling + " cannot be applied to " +
                        type_str(ta, scope) + " and " + type_str(tb, scope));
         return {};

@@ -10,6 +10,7 @@
 //   builtins.cpp   the builtin functions of LANGUAGE.md §4
 //   inline_fn.cpp  `fn` calls: arguments substituted, body lowered at each call site
 //   types.cpp      promotion, broadcasting, weak literals; print_types (--emit=types)
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -173,6 +174,7 @@ public:
     Val lower_spatial_index(Val base, const std::vector<ast::IndexItem> &items, Loc loc,
                             Scope &scope);
     Val lower_unary(const ast::Expr &e, Scope &scope);
+    Val unary_leaf(const ast::Expr &e, Val a, const Scope &scope);  // - or ! of a non-tuple
     Val lower_binary(const ast::Expr &e, Scope &scope);
     Val lower_array(const ast::Expr &e, Scope &scope);
     Val lower_call(const ast::Expr &e, Scope &scope);
@@ -185,6 +187,7 @@ public:
     bool is_builtin(const std::string &name) const;
     Val lower_builtin(const std::string &name, const ast::Expr &call, Scope &scope);
     Val matmul(Val a, Val b, Loc loc, const Scope &scope);
+    Val sum_leaves(const Val &x, const ast::Expr &call, Scope &scope);  // sum(tuple) → scalar
     std::optional<std::vector<ir::Extent>> shape_arg(const ast::Expr &e, Scope &scope);
 
     // ---- inline_fn.cpp
@@ -197,6 +200,12 @@ public:
     ir::Extent extent_of(ir::IndexExprPtr e, const Scope &scope) const;
     int64_t max_value(const ir::IndexExpr &e, const std::vector<int> &vars) const;
     std::string type_str(const ir::Type &t, const Scope &scope) const;
+    /** Tuple (pytree) arithmetic: applies "f" leaf by leaf when some of "args" are tuples.
+     *  Tuple arguments must have the same structure (else an error naming "what" and both
+     *  types); a non-tuple argument is broadcast to every leaf.  Calls f(args) directly when
+     *  no argument is a tuple. */
+    Val map_leaves(const std::vector<Val> &args, Loc loc, const Scope &scope, const std::string &what,
+                   const std::function<Val(const std::vector<Val> &)> &f);
 
     SourceManager &sm_;
     Diagnostics &diag_;
@@ -228,5 +237,7 @@ bool is_int_like(ir::DType d);  // bool or i32
 int dtype_kind(ir::DType d);    // bool 0, int 1, float 2, key 3
 ir::DType promote(ir::DType a, ir::DType b);
 ir::Type with_dtype(ir::Type t, ir::DType d);
+Val tuple_get(const Val &v, size_t k);                   // element k (reuses a Tuple's argument)
+bool same_structure(const ir::Type &a, const ir::Type &b);  // equal tuple trees (leaves any type)
 
 }  // namespace trlc::sema

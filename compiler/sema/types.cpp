@@ -1,6 +1,9 @@
 // types — dtype promotion, weak literals, broadcasting, index-expression
 // arithmetic, and print_types (--emit=types).
 //
+// Tuples are pytrees (as in JAX): elementwise operations on tuples map over the leaves
+// (map_leaves), with tuple arguments of one structure and non-tuples broadcast to every leaf.
+//
 // Promotion: bool < i32 < f32 < f64.  A weak value (made of literals only)
 // takes the other operand's dtype when that is at least as wide in kind
 // (bool < int < float); converting a weak value re-types its literals instead
@@ -214,6 +217,58 @@ ir::Extent Sema::extent_of(ir::IndexExprPtr e, const Scope &scope) const {
 
 std::string Sema::type_str(const ir::Type &t, const Scope &scope) const {
     return ir::type_to_string(t, scope.var_names);
+}
+
+Val tuple_get(const Val &v, size_t k) {
+    if (v.node->kind == ir::NodeKind::Tuple) return {v.node->args[k], false, nullptr};
+    ir::Node g;
+    g.kind = ir::NodeKind::TupleGet;
+    g.type = v.type().elems[k];
+    g.loc = v.node->loc;
+    g.args = {v.node};
+    g.int_attr = static_cast<int64_t>(k);
+    return {make_node(std::move(g)), false, nullptr};
+}
+
+bool same_structure(const ir::Type &a, const ir::Type &b) {
+    if (a.is_tuple != b.is_tuple) return false;
+    if (!a.is_tuple) return true;
+    if (a.elems.size() != b.elems.size()) return false;
+    for (size_t k = 0; k < a.elems.size(); ++k)
+        if (!same_structure(a.elems[k], b.elems[k])) return false;
+    return true;
+}
+
+Val Sema::map_leaves(const std::vector<Val> &args, Loc loc, const Scope &scope,
+                     const std::string &what,
+                     const std::function<Val(const std::vector<Val> &)> &f) {
+    const Val *first = nullptr;
+    for (const Val &a : args) {
+        if (!a.ok()) return {};
+        if (!a.type().is_tuple) continue;
+        if (!first) {
+            first = &a;
+        } else if (!same_structure(first->type(), a.type())) {
+            error(loc, what + " needs tuples of the same structure, got " +
+                           type_str(first->type(), scope) + " and " + type_str(a.type(), scope));
+            return {};
+        }
+    }
+    if (!first) return f(args);
+    ir::Node t;
+    t.kind = ir::NodeKind::Tuple;
+    t.loc = loc;
+    t.type.is_tuple = true;
+    size_t n = first->type().elems.size();
+    for (size_t k = 0; k < n; ++k) {
+        std::vector<Val> leaf;
+        for (const Val &a : args) leaf.push_back(a.type().is_tuple ? tuple_get(a, k) : a);
+        Val r = map_leaves(leaf, loc, scope, what, f);
+        if (!r.ok()) return {};
+        t.type.elems.push_back(r.type());
+        t.args.push_back(r.node);
+    }
+    return {make_node(std::move(t)), false, nullptr};
 }
 
 }  // namespace trlc::sema
