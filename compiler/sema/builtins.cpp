@@ -8,6 +8,10 @@
 // (`zeros([4, 64])`, `arange(T - t)`) may be dynamic: an extent affine in the
 // equation's variables.  `grad(y, x)` stays an ir::NodeKind::Grad node (a scalar float y, a
 // float tensor or tuple x); passes/autodiff replaces it by adjoint tensors.
+// Elementwise builtins (math, casts, where, clamp, zeros_like/ones_like) map over the leaves
+// of tuples (map_leaves, types.cpp); sum of a tuple adds every leaf (sum_leaves).  The std
+// library's builtins: orthogonal, permutation (runtime/trl_linalg.h), shape (a constant list),
+// uniform_like/normal_like, and discounted_cumsum with an array gamma (dsl/README.md §9.3).
 #include <algorithm>
 #include <functional>
 #include <set>
