@@ -1,11 +1,13 @@
 // trl-opt — run chosen stages of trlc on a program, for tests (issue 3).
 //
-//   trl-opt FILE.trl [-D N=V]… [-I DIR]… [--print-vectorize] [--print-dependences]
+//   trl-opt FILE.trl [-D N=V]… [-I DIR]… [--print-adjoints] [--print-vectorize] [--print-dependences]
 //           [--load-schedule=FILE] [--emit=pdg|schedule|memplan|json] [-fno-vectorize]
 //
 // Runs the checked front half of trlc (parse → sema → PDG → checks,
 // driver/pipeline.h run_front_end), then vectorize_free_dims, then prints, in
 // this order and each only when asked:
+//   --print-adjoints      the tensors made by autodiff for grad(y, x) (passes/autodiff.h):
+//                           grad.loss.net[i] : f32[4] (2 equations)
 //   --print-vectorize     the batch-axis decision, one line per dim:
 //                           b: batch axis
 //                           t: not a batch axis: x[t] reads x[t-1] at 4:8 (…)
@@ -24,6 +26,7 @@
 #include "frontend/diagnostics.h"
 #include "frontend/source.h"
 #include "memory/memplan.h"
+#include "passes/autodiff.h"
 #include "passes/vectorize_free_dims.h"
 #include "pdg/pdg.h"
 #include "schedule/schedule.h"
@@ -34,6 +37,7 @@ struct OptOptions {
     trlc::DriverOptions driver;
     bool print_vectorize = false;
     bool print_dependences = false;
+    bool print_adjoints = false;
 };
 
 int run(const OptOptions &o, trlc::SourceManager &sm, trlc::Diagnostics &diag) {
@@ -42,6 +46,7 @@ int run(const OptOptions &o, trlc::SourceManager &sm, trlc::Diagnostics &diag) {
     ir::Program prog;
     Pdg pdg;
     if (!run_front_end(opts, sm, diag, &prog, &pdg)) return 1;
+    if (o.print_adjoints) print_adjoints(prog, std::cout);
     VectorizeDecision vec = decide_batch_dims(prog, pdg, opts.vectorize);
     if (o.print_vectorize) std::cout << vectorize_decision_to_string(prog, vec);
     if (opts.emit == "pdg") {
@@ -86,6 +91,8 @@ int main(int argc, char **argv) {
         ->allow_extra_args(false);
     app.add_option("-I", opts.include_dirs, "add a directory to search for imports (repeatable)")
         ->allow_extra_args(false);
+    app.add_flag("--print-adjoints", o.print_adjoints,
+                 "print the adjoint tensors that autodiff made for grad(y, x)");
     app.add_flag("--print-vectorize", o.print_vectorize,
                  "print the batch-axis decision per dim, with the reason for each loop dim");
     app.add_flag("--print-dependences", o.print_dependences,

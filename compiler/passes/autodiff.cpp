@@ -1044,6 +1044,20 @@ private:
         return s + "]";
     }
 
+    /** "q[i+1]": tensor "c"'s left-hand side in equation "e". */
+    std::string lhs_text(int c, const Equation &e) const {
+        std::string s = prog_.tensors[c].name;
+        if (e.pattern.empty()) return s;
+        s += "[";
+        for (size_t k = 0; k < e.pattern.size(); ++k) {
+            const PatternItem &p = e.pattern[k];
+            s += k ? ", " : "";
+            if (p.kind == PatternItem::Constant) s += std::to_string(p.offset);
+            else s += var_name(e, p.var) + (p.kind == PatternItem::Shift ? "+" + std::to_string(p.offset) : "");
+        }
+        return s + "]";
+    }
+
     std::string unique_name(const std::string &base) {
         std::string n = base;
         for (int k = 2; prog_.tensor_index(n) >= 0 || made_names_.count(n); ++k) n = base + "#" + std::to_string(k);
@@ -1188,7 +1202,7 @@ private:
             if (!ok)
                 throw AdError{r.loc, "grad(" + y_text_ + ", …) through a dependence along '" +
                                          prog_.dims[d].name + "' is not supported: " +
-                                         (seed ? "" : prog_.tensors[c].name + " ") + "reads " + rt};
+                                         (seed ? "" : lhs_text(c, e) + " ") + "reads " + rt};
         }
         return k;
     }
@@ -1462,6 +1476,7 @@ private:
                 const Leaf &l = ls[q];
                 const Type &lt = l.value->type;
                 std::string zn = prog_.tensors[l.read->tensor].name;
+                for (int e : l.path) zn += "." + std::to_string(e);  // the tuple element
                 int J = new_tensor(base_ + zn + ".from." + where, ct.dims, lt, l.read->loc);
                 for (size_t ci = 0; ci < ceqs.size(); ++ci) {
                     const Equation &ce = ceqs[ci];
