@@ -9,6 +9,7 @@
 #include "checks/checks.h"
 #include "codegen/emit_program.h"
 #include "driver/build_program.h"
+#include "externs/extern_host.h"
 #include "externs/externs.h"
 #include "frontend/ast_printer.h"
 #include "frontend/diagnostics.h"
@@ -112,6 +113,9 @@ int run(const DriverOptions &opts, SourceManager &sm, Diagnostics &diag) {
     std::optional<ir::Program> prog = analyze(module, sm, diag, sema_opts);
     if (!prog || diag.has_errors()) return 1;
     if (!prog->externs.empty() && !check_externs(*prog, sm, opts.include_dirs, diag)) return 1;
+    if (!prog->externs.empty() && !opts.interpret.empty() &&
+        !load_host_externs(*prog, sm, opts.include_dirs, diag))  // the interpreter calls them
+        return 1;
     if (!differentiate(*prog, diag)) return 1;  // grad(y, x) → adjoint tensors
     if (opts.emit == "types") {
         print_types(*prog, std::cout);

@@ -146,12 +146,9 @@ std::string mismatch(clang::ASTContext &ctx, const clang::ParmVarDecl *p, const 
     if (w.output && at.isConstQualified()) return "an output must not be const";
     if (!ctx.hasSameType(at.getUnqualifiedType(), elem)) return "its element type differs";
     int64_t flat = 1;
-    std::vector<int64_t> shape;
-    for (const ir::Extent &e : w.type.shape) {
-        flat *= e.max_value;
-        shape.push_back(e.max_value);
-    }
-    if (extents == shape || (extents.size() == 1 && extents[0] == flat)) return "";
+    for (const ir::Extent &e : w.type.shape) flat *= e.max_value;
+    if (extents.size() > 1) return "arrays are passed flat, in row-major order";
+    if (extents[0] == flat) return "";
     return "its extent differs";
 }
 

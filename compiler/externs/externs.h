@@ -7,8 +7,8 @@
 //     TRL_HOST_DEVICE void f(const double s[4], int32_t a, double out0[4], float *out1,
 //                            bool *out2);
 //
-// inputs by value (scalars) or as `const T name[N]` (arrays, row-major; `const T name[2][3]`
-// for f32[2, 3] is accepted too), then one output per result element: `T outK[N]` (arrays) or
+// inputs by value (scalars) or as `const T name[N]` (arrays, flat in row-major order: f32[2, 3]
+// is `const float name[6]`), then one output per result element: `T outK[N]` (arrays) or
 // `T *outK` (scalars); a non-tuple result is out0.  dtypes: f32 float, f64 double, i32 int32_t,
 // bool bool.  The function must be __host__ __device__ and defined in the header.
 #include <string>

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "externs/extern_host.h"
 #include "frontend/diagnostics.h"
 
 namespace trlc::interp {
@@ -290,9 +291,30 @@ Value Evaluator::eval_uncached(const ir::Node &n, Ctx &c) {
         r.keys = {k};
         return r;
     }
-    case NodeKind::Extern:
-        throw OpError{"extern function '" + n.name +
-                      "' cannot run in the interpreter (it needs a compiled backend)"};
+    case NodeKind::Extern: {
+        // The header compiled for the host (externs/extern_host.h): arguments in, results out,
+        // each as its row-major elements in double storage.
+        HostExternFn fn = host_extern(n.name);
+        if (!fn)
+            throw OpError{"extern function '" + n.name +
+                          "' cannot run in the interpreter (its header was not compiled)"};
+        std::vector<Value> args;
+        std::vector<const double *> in;
+        for (const auto &a : n.args) args.push_back(eval(*a, c));
+        for (const Value &a : args) {
+            if (a.is_tuple || a.dtype == ir::DType::Key)
+                throw OpError{"extern function '" + n.name + "' takes no " + value_type_string(a)};
+            in.push_back(a.data.data());
+        }
+        Value r;
+        r.is_tuple = n.type.is_tuple;
+        std::vector<ir::Type> types = r.is_tuple ? n.type.elems : std::vector<ir::Type>{n.type};
+        for (const ir::Type &t : types) r.elems.push_back(Value::zeros(t.dtype, shape_of(t, *c.env)));
+        std::vector<double *> out;
+        for (Value &e : r.elems) out.push_back(e.data.data());
+        fn(in.data(), out.data());
+        return r.is_tuple ? r : r.elems[0];
+    }
     }
     internal_error("unknown node kind", __FILE__, __LINE__);
 }

@@ -3,7 +3,8 @@
 #include "trl_rt.h"
 
 TRL_HOST_DEVICE inline void good(const float s[4], int32_t a, float next[4], float *r) {}
-TRL_HOST_DEVICE inline void good_2d(const double m[2][3], bool flag, int32_t out[6]) {}
+TRL_HOST_DEVICE inline void good_2d(const double m[6], bool flag, int32_t out[6]) {}
+TRL_HOST_DEVICE inline void nested(const double m[2][3], bool flag, int32_t out[6]) {}
 inline void host_only(const float s[4], int32_t a, float next[4], float *r) {}
 __device__ inline void device_only(const float s[4], int32_t a, float next[4], float *r) {}
 TRL_HOST_DEVICE inline void no_extent(const float *s, int32_t a, float next[4], float *r) {}
