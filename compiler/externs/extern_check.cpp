@@ -123,7 +123,6 @@ std::string mismatch(clang::ASTContext &ctx, const clang::ParmVarDecl *p, const 
         }
         clang::QualType pointee;
         if (t->isPointerType()) pointee = t->getPointeeType();
-        else if (t->isLValueReferenceType()) pointee = t.getNonReferenceType();
         else return "an output must be a pointer";
         if (pointee.isConstQualified()) return "an output must not be const";
         if (!ctx.hasSameType(pointee.getUnqualifiedType(), elem)) return "its type differs";
