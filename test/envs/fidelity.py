@@ -7,12 +7,17 @@
     fidelity.py check ENV DIR     read DIR/out.npz, written by the .trl program of the lit test
                                   (test/lit/envs/ENV-pairs.trl) as (next_state, reward,
                                   terminated, obs(next_state), reset states[, cost]), and compare
-                                  every pair with gymnasium's env.step from the same state
+                                  every pair with gymnasium's env.step from the same state; and
+                                  DIR/auto.npz, step_auto on the first pairs with the elapsed
+                                  counts of DIR/elapsed.npy, against gym.make's TimeLimit
 
 Acceptance (issue 5): next states within 1e-12 in float64, rewards and termination flags exact,
 observations equal as float32.  Reset states must lie in gymnasium's ranges and equal the
 Philox draws of dsl/README.md §8 (recomputed here by test/lit/interp/Inputs/trl_random.py from
-the text of the spec) mapped through gymnasium's formula low + (high - low) * u.
+the text of the spec) mapped through gymnasium's formula low + (high - low) * u.  step_auto must
+give gymnasium's truncated flag (TimeLimit with its elapsed-step counter set; half of the counts
+are max_episode_steps - 1, so steps that both terminate and truncate occur) and, when the
+episode ended, the reset draw of its key as the next state and 0 as the next count.
 """
 import os
 import sys
@@ -54,8 +59,18 @@ def gen(name, out_dir, n):
         hi = np.array([PI, PI, 4 * PI, 9 * PI])
         states = rng.uniform(-hi, hi, size=(n, 4))
         actions = rng.integers(0, 3, size=n).astype(np.int32)
+    limit = LIMITS[name]
+    elapsed = rng.integers(0, limit, size=n).astype(np.int32)
+    elapsed[rng.random(n) < 0.5] = limit - 1
     np.save(os.path.join(out_dir, "states.npy"), states)
     np.save(os.path.join(out_dir, "actions.npy"), actions)
+    np.save(os.path.join(out_dir, "elapsed.npy"), elapsed)
+
+
+LIMITS = {"cartpole": 500, "pendulum": 200, "acrobot": 500}
+IDS = {"cartpole": "CartPole-v1", "pendulum": "Pendulum-v1", "acrobot": "Acrobot-v1"}
+# The tuple tensor of the step_auto equation in ENV-pairs.trl: the stream of its reset draws.
+AUTO_STREAM = "(x2, r2, te2, tr2, el2)"
 
 
 # Reset ranges: (low, high) per component, and whether gymnasium rounds the draw to float32.
@@ -66,20 +81,64 @@ RESETS = {
 }
 
 
+def reset_draw(name, key):
+    """gymnasium's reset formula applied to the Philox uniforms of `key`."""
+    low, high, to_f32 = RESETS[name]
+    low, high = np.array(low), np.array(high)
+    s = low + (high - low) * np.array([trl_random.uniform_f64(key, e) for e in range(len(low))])
+    return s.astype(np.float32).astype(np.float64) if to_f32 else s
+
+
+def step_action(name, action):
+    return action.copy() if name == "pendulum" else int(action)
+
+
+def check_auto(name, out_dir, states, actions):
+    """step_auto against gym.make(ID): TimeLimit's truncation, then same-step autoreset."""
+    import gymnasium as gym
+    from gymnasium.wrappers import TimeLimit
+    elapsed = np.load(os.path.join(out_dir, "elapsed.npy"))
+    auto = np.load(os.path.join(out_dir, "auto.npz"))
+    nxt, rew, term, trunc, el = (auto[f"arr_{i}"] for i in range(5))
+    env = gym.make(IDS[name])
+    env.reset(seed=0)
+    limit = env
+    while not isinstance(limit, TimeLimit):
+        limit = limit.env
+    assert limit._max_episode_steps == LIMITS[name]
+    both = ends = 0
+    for i in range(len(nxt)):
+        env.unwrapped.state = states[i].copy()
+        if name == "cartpole":
+            env.unwrapped.steps_beyond_terminated = None
+        limit._elapsed_steps = int(elapsed[i])
+        _, g_rew, g_term, g_trunc, _ = env.step(step_action(name, actions[i]))
+        assert rew[i] == np.float32(g_rew), (name, i, rew[i], g_rew)
+        assert (bool(term[i]), bool(trunc[i])) == (g_term, g_trunc), (name, i, term[i], trunc[i])
+        if g_term or g_trunc:
+            ends += 1
+            both += g_term and g_trunc
+            expect = reset_draw(name, trl_random.rng(0, AUTO_STREAM, i))
+            assert np.array_equal(nxt[i], expect) and el[i] == 0, (name, i, nxt[i], expect, el[i])
+        else:
+            err = np.max(np.abs(nxt[i] - np.asarray(env.unwrapped.state, dtype=np.float64)))
+            assert err <= 1e-12 and el[i] == elapsed[i] + 1, (name, i, err, el[i], elapsed[i])
+    return len(nxt), ends, both
+
+
 def check_resets(name, resets, stream):
     low, high, to_f32 = RESETS[name]
     low, high = np.array(low), np.array(high)
     n, k = resets.shape
-    assert np.all(resets >= low) and np.all(resets < high), f"{name}: a reset state is out of range"
+    # A draw rounded to float32 may reach float32(high), as gymnasium's may.
+    top = np.all(resets <= high.astype(np.float32)) if to_f32 else np.all(resets < high)
+    assert np.all(resets >= low) and top, f"{name}: a reset state is out of range"
     # The spread covers the range (10,000 uniform draws come within 1% of both ends).
     span = high - low
     assert np.all(resets.min(axis=0) < low + 0.01 * span), resets.min(axis=0)
     assert np.all(resets.max(axis=0) > high - 0.01 * span), resets.max(axis=0)
     for i in range(0, n, max(1, n // 200)):        # 200 of them bit for bit
-        key = trl_random.rng(0, stream, i)
-        expect = low + (high - low) * np.array([trl_random.uniform_f64(key, e) for e in range(k)])
-        if to_f32:
-            expect = expect.astype(np.float32).astype(np.float64)
+        expect = reset_draw(name, trl_random.rng(0, stream, i))
         assert np.array_equal(resets[i], expect), (name, i, resets[i], expect)
 
 
@@ -102,12 +161,7 @@ def check(name, out_dir):
         env.unwrapped.state = states[i].copy()
         if name == "cartpole":
             env.unwrapped.steps_beyond_terminated = None
-            action = int(actions[i])
-        elif name == "acrobot":
-            action = int(actions[i])
-        else:
-            action = actions[i].copy()
-        g_obs, g_rew, g_term, g_trunc, _ = env.step(action)
+        g_obs, g_rew, g_term, g_trunc, _ = env.step(step_action(name, actions[i]))
         g_state = np.asarray(env.unwrapped.state, dtype=np.float64)
         err = float(np.max(np.abs(nxt[i] - g_state)))
         assert err <= 1e-12, f"{name} pair {i}: next state {nxt[i]} vs gymnasium {g_state}"
@@ -125,6 +179,9 @@ def check(name, out_dir):
     print(f"{name}: {n} pairs: next states within {max_err:.1e} ({bitwise} bitwise equal), "
           f"rewards equal{extra}, terminated equal ({terminations} terminations), "
           f"observations equal; {len(resets)} reset states in range")
+    m, ends, both = check_auto(name, out_dir, states, actions)
+    print(f"{name}: step_auto on {m} pairs equals TimeLimit + SAME_STEP autoreset: "
+          f"{ends} episode ends, {both} both terminated and truncated")
 
 
 def main(argv):
