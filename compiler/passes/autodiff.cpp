@@ -116,9 +116,12 @@ std::vector<Extent> broadcast(const std::vector<Extent> &a, const std::vector<Ex
     for (size_t k = 0; k < r; ++k) {
         const Extent *ea = k + a.size() >= r ? &a[k + a.size() - r] : nullptr;
         const Extent *eb = k + b.size() >= r ? &b[k + b.size() - r] : nullptr;
-        if (!ea) out[k] = *eb;
-        else if (!eb) out[k] = *ea;
-        else out[k] = is_one(*ea) ? *eb : *ea;
+        if (!ea)
+            out[k] = *eb;
+        else if (!eb)
+            out[k] = *ea;
+        else
+            out[k] = is_one(*ea) ? *eb : *ea;
     }
     return out;
 }
@@ -154,7 +157,8 @@ NodePtr where_(NodePtr c, NodePtr a, NodePtr b, Loc loc) {
     Node n;
     n.kind = NodeKind::Where;
     n.loc = loc;
-    n.type = arr_type(a->type.dtype, broadcast(c->type.shape, broadcast(a->type.shape, b->type.shape)));
+    n.type =
+        arr_type(a->type.dtype, broadcast(c->type.shape, broadcast(a->type.shape, b->type.shape)));
     n.args = {std::move(c), std::move(a), std::move(b)};
     return mk(std::move(n));
 }
@@ -199,7 +203,8 @@ NodePtr reshape_(NodePtr x, const std::vector<Extent> &shape, Loc loc) {
     for (size_t k = 0; same && k < shape.size(); ++k) same = ext_eq(x->type.shape[k], shape[k]);
     if (same) return x;
     for (const Extent &e : shape)
-        if (!e.is_static()) throw AdError{loc, "grad through a reshape of a dynamic shape is not supported yet"};
+        if (!e.is_static())
+            throw AdError{loc, "grad through a reshape of a dynamic shape is not supported yet"};
     Type t = arr_type(x->type.dtype, shape);
     return builtin(BuiltinOp::Reshape, t, {std::move(x)}, loc);
 }
@@ -256,7 +261,9 @@ NodePtr affine_node(const Affine &a, Loc loc) {
         c.type = arr_type(DType::I32, {});
         c.loc = loc;
         NodePtr term = mk(std::move(c));
-        if (a.coef[v] != 1) term = bin(BinaryOp::Mul, cst(DType::I32, static_cast<double>(a.coef[v]), loc), term, loc);
+        if (a.coef[v] != 1)
+            term =
+                bin(BinaryOp::Mul, cst(DType::I32, static_cast<double>(a.coef[v]), loc), term, loc);
         acc = bin(BinaryOp::Add, acc, term, loc);
     }
     return acc;
@@ -269,7 +276,8 @@ NodePtr index_expr_node(const IndexExpr &e, Loc loc) {
 }
 
 /** The number of elements of the axes "axes" of "shape", as a float scalar of dtype "d". */
-NodePtr count_node(const std::vector<Extent> &shape, const std::vector<int64_t> &axes, DType d, Loc loc) {
+NodePtr count_node(const std::vector<Extent> &shape, const std::vector<int64_t> &axes, DType d,
+                   Loc loc) {
     int64_t st = 1;
     NodePtr dyn;
     for (int64_t a : axes) {
@@ -297,7 +305,8 @@ Affine aff_add(const Affine &a, const Affine &b, int64_t sb = 1) {
     Affine r;
     r.constant = a.constant + sb * b.constant;
     r.coef.assign(std::max(a.coef.size(), b.coef.size()), 0);
-    for (size_t k = 0; k < r.coef.size(); ++k) r.coef[k] = a.coef_of(static_cast<int>(k)) + sb * b.coef_of(static_cast<int>(k));
+    for (size_t k = 0; k < r.coef.size(); ++k)
+        r.coef[k] = a.coef_of(static_cast<int>(k)) + sb * b.coef_of(static_cast<int>(k));
     return r;
 }
 
@@ -371,40 +380,44 @@ bool mentions(const GuardPtr &g, int v) {
 int guard_on_box(const GuardPtr &g, const std::vector<int64_t> &bounds) {
     if (!g) return 1;
     switch (g->kind) {
-    case Guard::True: return 1;
-    case Guard::Cmp: {
-        Affine d = aff_add(g->lhs, g->rhs, -1);
-        int64_t lo = d.constant, hi = d.constant;
-        for (size_t v = 0; v < d.coef.size(); ++v) {
-            int64_t c = d.coef[v], m = bounds.at(v) - 1;
-            if (c > 0) hi += c * m;
-            else lo += c * m;
+        case Guard::True: return 1;
+        case Guard::Cmp: {
+            Affine d = aff_add(g->lhs, g->rhs, -1);
+            int64_t lo = d.constant, hi = d.constant;
+            for (size_t v = 0; v < d.coef.size(); ++v) {
+                int64_t c = d.coef[v], m = bounds.at(v) - 1;
+                if (c > 0)
+                    hi += c * m;
+                else
+                    lo += c * m;
+            }
+            auto tri = [&](bool always, bool never) {
+                return always ? 1 : never ? 0 : -1;
+            };
+            switch (g->cmp) {
+                case BinaryOp::Lt: return tri(hi < 0, lo >= 0);
+                case BinaryOp::Le: return tri(hi <= 0, lo > 0);
+                case BinaryOp::Gt: return tri(lo > 0, hi <= 0);
+                case BinaryOp::Ge: return tri(lo >= 0, hi < 0);
+                case BinaryOp::Eq: return tri(lo == 0 && hi == 0, lo > 0 || hi < 0);
+                case BinaryOp::Ne: return tri(lo > 0 || hi < 0, lo == 0 && hi == 0);
+                default: return -1;
+            }
         }
-        auto tri = [&](bool always, bool never) { return always ? 1 : never ? 0 : -1; };
-        switch (g->cmp) {
-        case BinaryOp::Lt: return tri(hi < 0, lo >= 0);
-        case BinaryOp::Le: return tri(hi <= 0, lo > 0);
-        case BinaryOp::Gt: return tri(lo > 0, hi <= 0);
-        case BinaryOp::Ge: return tri(lo >= 0, hi < 0);
-        case BinaryOp::Eq: return tri(lo == 0 && hi == 0, lo > 0 || hi < 0);
-        case BinaryOp::Ne: return tri(lo > 0 || hi < 0, lo == 0 && hi == 0);
-        default: return -1;
+        case Guard::And: {
+            int a = guard_on_box(g->a, bounds), b = guard_on_box(g->b, bounds);
+            if (a == 0 || b == 0) return 0;
+            return a == 1 && b == 1 ? 1 : -1;
         }
-    }
-    case Guard::And: {
-        int a = guard_on_box(g->a, bounds), b = guard_on_box(g->b, bounds);
-        if (a == 0 || b == 0) return 0;
-        return a == 1 && b == 1 ? 1 : -1;
-    }
-    case Guard::Or: {
-        int a = guard_on_box(g->a, bounds), b = guard_on_box(g->b, bounds);
-        if (a == 1 || b == 1) return 1;
-        return a == 0 && b == 0 ? 0 : -1;
-    }
-    case Guard::Not: {
-        int a = guard_on_box(g->a, bounds);
-        return a < 0 ? -1 : 1 - a;
-    }
+        case Guard::Or: {
+            int a = guard_on_box(g->a, bounds), b = guard_on_box(g->b, bounds);
+            if (a == 1 || b == 1) return 1;
+            return a == 0 && b == 0 ? 0 : -1;
+        }
+        case Guard::Not: {
+            int a = guard_on_box(g->a, bounds);
+            return a < 0 ? -1 : 1 - a;
+        }
     }
     return -1;
 }
@@ -467,29 +480,34 @@ std::vector<size_t> grad_args(const Node &n) {
     std::vector<size_t> out;
     if (!n.type.is_tuple && !is_float_dtype(n.type.dtype) && n.kind != NodeKind::Tuple) return out;
     switch (n.kind) {
-    case NodeKind::Const:
-    case NodeKind::Coord:
-    case NodeKind::Read:
-    case NodeKind::Rng:
-        return out;
-    case NodeKind::Unary:
-        if (n.uop == UnaryOp::StopGrad) return out;
-        return {0};
-    case NodeKind::Where: return {1, 2};
-    case NodeKind::Index: return {0};
-    case NodeKind::Builtin:
-        switch (n.builtin) {
-        case BuiltinOp::Gather: return {0};
-        case BuiltinOp::Full: return n.args.empty() ? out : std::vector<size_t>{n.args.size() - 1};
-        case BuiltinOp::Argmax: case BuiltinOp::OneHot: case BuiltinOp::Arange:
-        case BuiltinOp::Zeros: case BuiltinOp::Ones: case BuiltinOp::Uniform:
-        case BuiltinOp::Normal: case BuiltinOp::Categorical: case BuiltinOp::FoldIn:
-            return out;
+        case NodeKind::Const:
+        case NodeKind::Coord:
+        case NodeKind::Read:
+        case NodeKind::Rng: return out;
+        case NodeKind::Unary:
+            if (n.uop == UnaryOp::StopGrad) return out;
+            return {0};
+        case NodeKind::Where: return {1, 2};
+        case NodeKind::Index: return {0};
+        case NodeKind::Builtin:
+            switch (n.builtin) {
+                case BuiltinOp::Gather: return {0};
+                case BuiltinOp::Full:
+                    return n.args.empty() ? out : std::vector<size_t>{n.args.size() - 1};
+                case BuiltinOp::Argmax:
+                case BuiltinOp::OneHot:
+                case BuiltinOp::Arange:
+                case BuiltinOp::Zeros:
+                case BuiltinOp::Ones:
+                case BuiltinOp::Uniform:
+                case BuiltinOp::Normal:
+                case BuiltinOp::Categorical:
+                case BuiltinOp::FoldIn: return out;
+                default: break;
+            }
+            break;
+        case NodeKind::Grad: return {0, 1};
         default: break;
-        }
-        break;
-    case NodeKind::Grad: return {0, 1};
-    default: break;
     }
     for (size_t k = 0; k < n.args.size(); ++k) out.push_back(k);
     return out;
@@ -562,15 +580,17 @@ private:
         if (r && n->kind == NodeKind::Grad)
             throw AdError{n->loc, "grad of a value that depends on grad(…) is not supported"};
         if (r && n->kind == NodeKind::Extern)
-            throw AdError{n->loc, "grad through the extern function '" + n->name + "' is not supported"};
+            throw AdError{n->loc,
+                          "grad through the extern function '" + n->name + "' is not supported"};
         if (r && n->kind == NodeKind::Builtin && n->builtin == BuiltinOp::DiscountedCumsum)
             throw AdError{n->loc, "grad through discounted_cumsum is not supported yet"};
         if (r) {
             for (size_t k = 0; k < n->args.size(); ++k)
                 if (contains_rng(n->args[k], rng_))
-                    throw AdError{n->loc, "grad through an expression that draws random numbers "
-                                          "(rng) is not supported yet; compute the random value "
-                                          "in a tensor of its own and read it"};
+                    throw AdError{n->loc,
+                                  "grad through an expression that draws random numbers "
+                                  "(rng) is not supported yet; compute the random value "
+                                  "in a tensor of its own and read it"};
         }
         return active_[n.get()] = r;
     }
@@ -616,7 +636,9 @@ private:
         int64_t N = 1;
         for (const Extent &e : xt.shape) {
             if (!e.is_static())
-                throw AdError{loc, "grad through indexing of an array with a dynamic shape is not supported yet"};
+                throw AdError{
+                    loc,
+                    "grad through indexing of an array with a dynamic shape is not supported yet"};
             N *= e.max_value;
         }
         Node io;
@@ -655,115 +677,159 @@ private:
         const Node &n = *np;
         Loc loc = n.loc;
         switch (n.kind) {
-        case NodeKind::Tuple:
-            for (size_t k = 0; k < n.args.size(); ++k)
-                if (k < ga.elems.size()) give(n.args[k], ga.elems[k]);
-            return;
-        case NodeKind::TupleGet: {
-            Adj t;
-            t.elems.resize(n.args[0]->type.elems.size());
-            t.elems[n.int_attr] = ga;
-            give(n.args[0], t);
-            return;
+            case NodeKind::Tuple:
+                for (size_t k = 0; k < n.args.size(); ++k)
+                    if (k < ga.elems.size()) give(n.args[k], ga.elems[k]);
+                return;
+            case NodeKind::TupleGet: {
+                Adj t;
+                t.elems.resize(n.args[0]->type.elems.size());
+                t.elems[n.int_attr] = ga;
+                give(n.args[0], t);
+                return;
+            }
+            default: break;
         }
-        default: break;
-        }
-        if (n.type.is_tuple) throw AdError{loc, "grad through this tuple-valued expression is not supported yet"};
+        if (n.type.is_tuple)
+            throw AdError{loc, "grad through this tuple-valued expression is not supported yet"};
         NodePtr g = ga.v;
         if (!g) return;
         DType d = n.type.dtype;
-        auto one = [&] { return cst(d, 1.0, loc); };
-        auto A = [&](size_t k) { return n.args[k]; };
+        auto one = [&] {
+            return cst(d, 1.0, loc);
+        };
+        auto A = [&](size_t k) {
+            return n.args[k];
+        };
         switch (n.kind) {
-        case NodeKind::Unary: {
-            const NodePtr &x = A(0);
-            switch (n.uop) {
-            case UnaryOp::Neg: give(x, un(UnaryOp::Neg, g, loc)); return;
-            case UnaryOp::Exp: give(x, bin(BinaryOp::Mul, g, np, loc)); return;
-            case UnaryOp::Log: give(x, bin(BinaryOp::Div, g, x, loc)); return;
-            case UnaryOp::Sqrt:
-                give(x, bin(BinaryOp::Div, g, bin(BinaryOp::Mul, cst(d, 2.0, loc), np, loc), loc));
-                return;
-            case UnaryOp::Tanh:
-                give(x, bin(BinaryOp::Mul, g, bin(BinaryOp::Sub, one(), bin(BinaryOp::Mul, np, np, loc), loc), loc));
-                return;
-            case UnaryOp::Sigmoid:
-                give(x, bin(BinaryOp::Mul, g, bin(BinaryOp::Mul, np, bin(BinaryOp::Sub, one(), np, loc), loc), loc));
-                return;
-            case UnaryOp::Relu:
-                give(x, where_(bin(BinaryOp::Gt, x, cst(d, 0, loc), loc), g, cst(d, 0, loc), loc));
-                return;
-            case UnaryOp::Abs: give(x, bin(BinaryOp::Mul, g, un(UnaryOp::Sign, x, loc), loc)); return;
-            case UnaryOp::Sin: give(x, bin(BinaryOp::Mul, g, un(UnaryOp::Cos, x, loc), loc)); return;
-            case UnaryOp::Cos:
-                give(x, un(UnaryOp::Neg, bin(BinaryOp::Mul, g, un(UnaryOp::Sin, x, loc), loc), loc));
-                return;
-            default: return;  // floor, ceil, sign: zero almost everywhere
+            case NodeKind::Unary: {
+                const NodePtr &x = A(0);
+                switch (n.uop) {
+                    case UnaryOp::Neg: give(x, un(UnaryOp::Neg, g, loc)); return;
+                    case UnaryOp::Exp: give(x, bin(BinaryOp::Mul, g, np, loc)); return;
+                    case UnaryOp::Log: give(x, bin(BinaryOp::Div, g, x, loc)); return;
+                    case UnaryOp::Sqrt:
+                        give(x, bin(BinaryOp::Div, g, bin(BinaryOp::Mul, cst(d, 2.0, loc), np, loc),
+                                    loc));
+                        return;
+                    case UnaryOp::Tanh:
+                        give(x, bin(BinaryOp::Mul, g,
+                                    bin(BinaryOp::Sub, one(), bin(BinaryOp::Mul, np, np, loc), loc),
+                                    loc));
+                        return;
+                    case UnaryOp::Sigmoid:
+                        give(x, bin(BinaryOp::Mul, g,
+                                    bin(BinaryOp::Mul, np, bin(BinaryOp::Sub, one(), np, loc), loc),
+                                    loc));
+                        return;
+                    case UnaryOp::Relu:
+                        give(x, where_(bin(BinaryOp::Gt, x, cst(d, 0, loc), loc), g, cst(d, 0, loc),
+                                       loc));
+                        return;
+                    case UnaryOp::Abs:
+                        give(x, bin(BinaryOp::Mul, g, un(UnaryOp::Sign, x, loc), loc));
+                        return;
+                    case UnaryOp::Sin:
+                        give(x, bin(BinaryOp::Mul, g, un(UnaryOp::Cos, x, loc), loc));
+                        return;
+                    case UnaryOp::Cos:
+                        give(x, un(UnaryOp::Neg,
+                                   bin(BinaryOp::Mul, g, un(UnaryOp::Sin, x, loc), loc), loc));
+                        return;
+                    default: return;  // floor, ceil, sign: zero almost everywhere
+                }
             }
-        }
-        case NodeKind::Binary: {
-            const NodePtr &a = A(0), &b = A(1);
-            auto ga_ = [&](NodePtr v) { give(a, unbroadcast(v, a->type.shape, loc)); };
-            auto gb_ = [&](NodePtr v) { give(b, unbroadcast(v, b->type.shape, loc)); };
-            switch (n.bop) {
-            case BinaryOp::Add: ga_(g); gb_(g); return;
-            case BinaryOp::Sub: ga_(g); gb_(un(UnaryOp::Neg, g, loc)); return;
-            case BinaryOp::Mul:
-                if (active(a)) ga_(bin(BinaryOp::Mul, g, b, loc));
-                if (active(b)) gb_(bin(BinaryOp::Mul, g, a, loc));
-                return;
-            case BinaryOp::Div:
-                if (active(a)) ga_(bin(BinaryOp::Div, g, b, loc));
-                if (active(b))
-                    gb_(un(UnaryOp::Neg, bin(BinaryOp::Div, bin(BinaryOp::Mul, g, np, loc), b, loc), loc));
-                return;
-            case BinaryOp::Mod:
-                ga_(g);
-                if (active(b))
-                    gb_(un(UnaryOp::Neg, bin(BinaryOp::Mul, g, un(UnaryOp::Floor, bin(BinaryOp::Div, a, b, loc), loc), loc), loc));
-                return;
-            case BinaryOp::Pow:
-                if (active(a))
-                    ga_(bin(BinaryOp::Mul, g, bin(BinaryOp::Mul, b, bin(BinaryOp::Pow, a, bin(BinaryOp::Sub, b, one(), loc), loc), loc), loc));
-                if (active(b))
-                    gb_(bin(BinaryOp::Mul, g, bin(BinaryOp::Mul, np, un(UnaryOp::Log, a, loc), loc), loc));
-                return;
-            case BinaryOp::Min:
-            case BinaryOp::Max: {
-                BinaryOp wins = n.bop == BinaryOp::Max ? BinaryOp::Gt : BinaryOp::Lt;
-                NodePtr half = bin(BinaryOp::Mul, g, cst(d, 0.5, loc), loc), z = cst(d, 0, loc);
-                NodePtr tie = bin(BinaryOp::Eq, a, b, loc);
-                if (active(a)) ga_(where_(bin(wins, a, b, loc), g, where_(tie, half, z, loc), loc));
-                if (active(b)) gb_(where_(bin(wins, b, a, loc), g, where_(tie, half, z, loc), loc));
+            case NodeKind::Binary: {
+                const NodePtr &a = A(0), &b = A(1);
+                auto ga_ = [&](NodePtr v) {
+                    give(a, unbroadcast(v, a->type.shape, loc));
+                };
+                auto gb_ = [&](NodePtr v) {
+                    give(b, unbroadcast(v, b->type.shape, loc));
+                };
+                switch (n.bop) {
+                    case BinaryOp::Add:
+                        ga_(g);
+                        gb_(g);
+                        return;
+                    case BinaryOp::Sub:
+                        ga_(g);
+                        gb_(un(UnaryOp::Neg, g, loc));
+                        return;
+                    case BinaryOp::Mul:
+                        if (active(a)) ga_(bin(BinaryOp::Mul, g, b, loc));
+                        if (active(b)) gb_(bin(BinaryOp::Mul, g, a, loc));
+                        return;
+                    case BinaryOp::Div:
+                        if (active(a)) ga_(bin(BinaryOp::Div, g, b, loc));
+                        if (active(b))
+                            gb_(un(UnaryOp::Neg,
+                                   bin(BinaryOp::Div, bin(BinaryOp::Mul, g, np, loc), b, loc),
+                                   loc));
+                        return;
+                    case BinaryOp::Mod:
+                        ga_(g);
+                        if (active(b))
+                            gb_(un(UnaryOp::Neg,
+                                   bin(BinaryOp::Mul, g,
+                                       un(UnaryOp::Floor, bin(BinaryOp::Div, a, b, loc), loc), loc),
+                                   loc));
+                        return;
+                    case BinaryOp::Pow:
+                        if (active(a))
+                            ga_(bin(
+                                BinaryOp::Mul, g,
+                                bin(BinaryOp::Mul, b,
+                                    bin(BinaryOp::Pow, a, bin(BinaryOp::Sub, b, one(), loc), loc),
+                                    loc),
+                                loc));
+                        if (active(b))
+                            gb_(bin(BinaryOp::Mul, g,
+                                    bin(BinaryOp::Mul, np, un(UnaryOp::Log, a, loc), loc), loc));
+                        return;
+                    case BinaryOp::Min:
+                    case BinaryOp::Max: {
+                        BinaryOp wins = n.bop == BinaryOp::Max ? BinaryOp::Gt : BinaryOp::Lt;
+                        NodePtr half = bin(BinaryOp::Mul, g, cst(d, 0.5, loc), loc),
+                                z = cst(d, 0, loc);
+                        NodePtr tie = bin(BinaryOp::Eq, a, b, loc);
+                        if (active(a))
+                            ga_(where_(bin(wins, a, b, loc), g, where_(tie, half, z, loc), loc));
+                        if (active(b))
+                            gb_(where_(bin(wins, b, a, loc), g, where_(tie, half, z, loc), loc));
+                        return;
+                    }
+                    default: return;
+                }
+            }
+            case NodeKind::Where: {
+                const NodePtr &c = A(0), &a = A(1), &b = A(2);
+                NodePtr z = cst(d, 0, loc);
+                if (active(a)) give(a, unbroadcast(where_(c, g, z, loc), a->type.shape, loc));
+                if (active(b)) give(b, unbroadcast(where_(c, z, g, loc), b->type.shape, loc));
                 return;
             }
+            case NodeKind::Cast: give(A(0), cast_(g, A(0)->type.dtype, loc)); return;
+            case NodeKind::Index: {
+                Node copy = n;
+                scatter_back(
+                    A(0),
+                    [copy](NodePtr iota) {
+                        Node c = copy;
+                        c.args[0] = iota;
+                        c.type.dtype = DType::I32;
+                        return mk(std::move(c));
+                    },
+                    g, loc);
+                return;
+            }
+            case NodeKind::Builtin: builtin_back(np, g); return;
             default: return;
-            }
-        }
-        case NodeKind::Where: {
-            const NodePtr &c = A(0), &a = A(1), &b = A(2);
-            NodePtr z = cst(d, 0, loc);
-            if (active(a)) give(a, unbroadcast(where_(c, g, z, loc), a->type.shape, loc));
-            if (active(b)) give(b, unbroadcast(where_(c, z, g, loc), b->type.shape, loc));
-            return;
-        }
-        case NodeKind::Cast: give(A(0), cast_(g, A(0)->type.dtype, loc)); return;
-        case NodeKind::Index: {
-            Node copy = n;
-            scatter_back(A(0), [copy](NodePtr iota) {
-                Node c = copy;
-                c.args[0] = iota;
-                c.type.dtype = DType::I32;
-                return mk(std::move(c));
-            }, g, loc);
-            return;
-        }
-        case NodeKind::Builtin: builtin_back(np, g); return;
-        default: return;
         }
     }
 
-    void scatter_back(const NodePtr &x, const std::function<NodePtr(NodePtr)> &apply, NodePtr g, Loc loc) {
+    void scatter_back(const NodePtr &x, const std::function<NodePtr(NodePtr)> &apply, NodePtr g,
+                      Loc loc) {
         if (!active(x)) return;
         give(x, scatter_via_iota(x, apply, std::move(g), loc));
     }
@@ -775,146 +841,166 @@ private:
         const NodePtr &x = n.args.empty() ? np : n.args[0];
         size_t rank = x->type.shape.size();
         switch (n.builtin) {
-        case BuiltinOp::Sum:
-        case BuiltinOp::Mean: {
-            auto ax = red_axes(n, rank);
-            NodePtr e = expand(g, x->type, ax, loc);
-            if (n.builtin == BuiltinOp::Mean)
-                e = bin(BinaryOp::Div, e, count_node(x->type.shape, ax, d, loc), loc);
-            give(x, e);
-            return;
-        }
-        case BuiltinOp::ReduceMax:
-        case BuiltinOp::ReduceMin: {
-            auto ax = red_axes(n, rank);
-            NodePtr mask = cast_(bin(BinaryOp::Eq, x, keepdims(np, x->type, ax, loc), loc), d, loc);
-            NodePtr cnt = keepdims(sum_axes(mask, ax, loc), x->type, ax, loc);
-            give(x, bin(BinaryOp::Div, bin(BinaryOp::Mul, mask, keepdims(g, x->type, ax, loc), loc), cnt, loc));
-            return;
-        }
-        case BuiltinOp::Logsumexp: {
-            auto ax = red_axes(n, rank);
-            NodePtr p = un(UnaryOp::Exp, bin(BinaryOp::Sub, x, keepdims(np, x->type, ax, loc), loc), loc);
-            give(x, bin(BinaryOp::Mul, p, keepdims(g, x->type, ax, loc), loc));
-            return;
-        }
-        case BuiltinOp::Softmax:
-        case BuiltinOp::LogSoftmax: {
-            int64_t a = n.has_axes && !n.axes.empty() ? n.axes[0] : -1;
-            if (a < 0) a += static_cast<int64_t>(rank);
-            std::vector<int64_t> ax = {a};
-            if (n.builtin == BuiltinOp::Softmax) {
-                NodePtr s = keepdims(sum_axes(bin(BinaryOp::Mul, g, np, loc), ax, loc), x->type, ax, loc);
-                give(x, bin(BinaryOp::Mul, np, bin(BinaryOp::Sub, g, s, loc), loc));
-            } else {
-                NodePtr s = keepdims(sum_axes(g, ax, loc), x->type, ax, loc);
-                give(x, bin(BinaryOp::Sub, g, bin(BinaryOp::Mul, un(UnaryOp::Exp, np, loc), s, loc), loc));
+            case BuiltinOp::Sum:
+            case BuiltinOp::Mean: {
+                auto ax = red_axes(n, rank);
+                NodePtr e = expand(g, x->type, ax, loc);
+                if (n.builtin == BuiltinOp::Mean)
+                    e = bin(BinaryOp::Div, e, count_node(x->type.shape, ax, d, loc), loc);
+                give(x, e);
+                return;
             }
-            return;
-        }
-        case BuiltinOp::MatMul: {
-            NodePtr a = n.args[0], b = n.args[1];
-            bool a1 = a->type.shape.size() == 1, b1 = b->type.shape.size() == 1;
-            NodePtr a2 = a1 ? reshape_(a, {sext(1), a->type.shape[0]}, loc) : a;
-            NodePtr b2 = b1 ? reshape_(b, {b->type.shape[0], sext(1)}, loc) : b;
-            std::vector<Extent> gs = g->type.shape;
-            if (a1) gs.insert(gs.end() - (b1 ? 0 : 1), sext(1));
-            if (b1) gs.push_back(sext(1));
-            NodePtr g2 = reshape_(g, gs, loc);
-            if (active(a))
-                give(a, reshape_(unbroadcast(matmul_(g2, swap_last2(b2, loc), loc), a2->type.shape, loc), a->type.shape, loc));
-            if (active(b))
-                give(b, reshape_(unbroadcast(matmul_(swap_last2(a2, loc), g2, loc), b2->type.shape, loc), b->type.shape, loc));
-            return;
-        }
-        case BuiltinOp::Transpose: {
-            std::vector<int64_t> perm = n.has_axes ? n.axes : std::vector<int64_t>{};
-            if (perm.empty())
-                for (size_t k = rank; k-- > 0;) perm.push_back(static_cast<int64_t>(k));
-            std::vector<int64_t> inv(perm.size());
-            for (size_t k = 0; k < perm.size(); ++k) inv[perm[k]] = static_cast<int64_t>(k);
-            give(x, transpose_(g, inv, loc));
-            return;
-        }
-        case BuiltinOp::Reshape: give(x, reshape_(g, x->type.shape, loc)); return;
-        case BuiltinOp::Concat:
-        case BuiltinOp::Stack: {
-            int64_t axis = n.has_axes && !n.axes.empty() ? n.axes[0] : 0;
-            if (axis < 0) axis += static_cast<int64_t>(g->type.shape.size());
-            int64_t off = 0;
-            for (const NodePtr &a : n.args) {
-                Node ix;
-                ix.kind = NodeKind::Index;
-                ix.loc = loc;
-                ix.args = {g};
-                ix.type = arr_type(d, {});
-                for (int64_t k = 0; k < axis; ++k) {
-                    SpatialIndex s;
-                    s.kind = SpatialIndex::Full;
-                    ix.sindex.push_back(s);
-                }
-                SpatialIndex s;
-                if (n.builtin == BuiltinOp::Stack) {
-                    s.kind = SpatialIndex::Scalar;
-                    s.value = cst(DType::I32, static_cast<double>(off), loc);
-                    ix.args.push_back(s.value);
-                    off += 1;
+            case BuiltinOp::ReduceMax:
+            case BuiltinOp::ReduceMin: {
+                auto ax = red_axes(n, rank);
+                NodePtr mask =
+                    cast_(bin(BinaryOp::Eq, x, keepdims(np, x->type, ax, loc), loc), d, loc);
+                NodePtr cnt = keepdims(sum_axes(mask, ax, loc), x->type, ax, loc);
+                give(x,
+                     bin(BinaryOp::Div,
+                         bin(BinaryOp::Mul, mask, keepdims(g, x->type, ax, loc), loc), cnt, loc));
+                return;
+            }
+            case BuiltinOp::Logsumexp: {
+                auto ax = red_axes(n, rank);
+                NodePtr p = un(UnaryOp::Exp,
+                               bin(BinaryOp::Sub, x, keepdims(np, x->type, ax, loc), loc), loc);
+                give(x, bin(BinaryOp::Mul, p, keepdims(g, x->type, ax, loc), loc));
+                return;
+            }
+            case BuiltinOp::Softmax:
+            case BuiltinOp::LogSoftmax: {
+                int64_t a = n.has_axes && !n.axes.empty() ? n.axes[0] : -1;
+                if (a < 0) a += static_cast<int64_t>(rank);
+                std::vector<int64_t> ax = {a};
+                if (n.builtin == BuiltinOp::Softmax) {
+                    NodePtr s = keepdims(sum_axes(bin(BinaryOp::Mul, g, np, loc), ax, loc), x->type,
+                                         ax, loc);
+                    give(x, bin(BinaryOp::Mul, np, bin(BinaryOp::Sub, g, s, loc), loc));
                 } else {
-                    const Extent &e = a->type.shape[axis];
-                    if (!e.is_static()) throw AdError{loc, "grad through concat of dynamic extents is not supported yet"};
-                    s.kind = SpatialIndex::Slice;
-                    s.lo = aff_ix(aff_const(off));
-                    s.hi = aff_ix(aff_const(off + e.max_value));
-                    off += e.max_value;
+                    NodePtr s = keepdims(sum_axes(g, ax, loc), x->type, ax, loc);
+                    give(x, bin(BinaryOp::Sub, g,
+                                bin(BinaryOp::Mul, un(UnaryOp::Exp, np, loc), s, loc), loc));
                 }
-                ix.sindex.push_back(s);
-                ix.type.shape = a->type.shape;
-                if (active(a)) give(a, mk(std::move(ix)));
+                return;
             }
-            return;
-        }
-        case BuiltinOp::Gather: {
-            Node copy = n;
-            scatter_back(x, [copy](NodePtr iota) {
-                Node c = copy;
-                c.args[0] = iota;
-                c.type.dtype = DType::I32;
-                return mk(std::move(c));
-            }, g, loc);
-            return;
-        }
-        case BuiltinOp::Cumsum: {
-            if (!(n.has_axes && !n.axes.empty()) && rank != 1)
-                throw AdError{loc, "grad through cumsum without axis= is not supported yet"};
-            int64_t a = n.has_axes && !n.axes.empty() ? n.axes[0] : 0;
-            if (a < 0) a += static_cast<int64_t>(rank);
-            std::vector<int64_t> ax = {a};
-            // reverse cumsum: Σ_{j >= k} g_j = total - cumsum(g)_k + g_k
-            NodePtr tot = keepdims(sum_axes(g, ax, loc), x->type, ax, loc);
-            NodePtr cs = builtin(BuiltinOp::Cumsum, g->type, {g}, loc, ax, true);
-            give(x, bin(BinaryOp::Add, bin(BinaryOp::Sub, tot, cs, loc), g, loc));
-            return;
-        }
-        case BuiltinOp::Clamp: {
-            const NodePtr &lo = n.args[1], &hi = n.args[2];
-            NodePtr z = cst(d, 0, loc);
-            NodePtr in = bin(BinaryOp::And, bin(BinaryOp::Ge, x, lo, loc), bin(BinaryOp::Le, x, hi, loc), loc);
-            if (active(x)) give(x, unbroadcast(where_(in, g, z, loc), x->type.shape, loc));
-            if (active(lo)) give(lo, unbroadcast(where_(bin(BinaryOp::Lt, x, lo, loc), g, z, loc), lo->type.shape, loc));
-            if (active(hi))
-                give(hi, unbroadcast(where_(bin(BinaryOp::And, bin(BinaryOp::Gt, x, hi, loc), bin(BinaryOp::Ge, x, lo, loc), loc), g, z, loc),
-                                     hi->type.shape, loc));
-            return;
-        }
-        case BuiltinOp::Full: {
-            const NodePtr &v = n.args.back();
-            std::vector<int64_t> all;
-            for (size_t k = 0; k < g->type.shape.size(); ++k) all.push_back(static_cast<int64_t>(k));
-            give(v, cast_(sum_axes(g, all, loc), v->type.dtype, loc));
-            return;
-        }
-        default:
-            throw AdError{loc, "grad through this builtin is not supported yet"};
+            case BuiltinOp::MatMul: {
+                NodePtr a = n.args[0], b = n.args[1];
+                bool a1 = a->type.shape.size() == 1, b1 = b->type.shape.size() == 1;
+                NodePtr a2 = a1 ? reshape_(a, {sext(1), a->type.shape[0]}, loc) : a;
+                NodePtr b2 = b1 ? reshape_(b, {b->type.shape[0], sext(1)}, loc) : b;
+                std::vector<Extent> gs = g->type.shape;
+                if (a1) gs.insert(gs.end() - (b1 ? 0 : 1), sext(1));
+                if (b1) gs.push_back(sext(1));
+                NodePtr g2 = reshape_(g, gs, loc);
+                if (active(a))
+                    give(a, reshape_(unbroadcast(matmul_(g2, swap_last2(b2, loc), loc),
+                                                 a2->type.shape, loc),
+                                     a->type.shape, loc));
+                if (active(b))
+                    give(b, reshape_(unbroadcast(matmul_(swap_last2(a2, loc), g2, loc),
+                                                 b2->type.shape, loc),
+                                     b->type.shape, loc));
+                return;
+            }
+            case BuiltinOp::Transpose: {
+                std::vector<int64_t> perm = n.has_axes ? n.axes : std::vector<int64_t>{};
+                if (perm.empty())
+                    for (size_t k = rank; k-- > 0;) perm.push_back(static_cast<int64_t>(k));
+                std::vector<int64_t> inv(perm.size());
+                for (size_t k = 0; k < perm.size(); ++k) inv[perm[k]] = static_cast<int64_t>(k);
+                give(x, transpose_(g, inv, loc));
+                return;
+            }
+            case BuiltinOp::Reshape: give(x, reshape_(g, x->type.shape, loc)); return;
+            case BuiltinOp::Concat:
+            case BuiltinOp::Stack: {
+                int64_t axis = n.has_axes && !n.axes.empty() ? n.axes[0] : 0;
+                if (axis < 0) axis += static_cast<int64_t>(g->type.shape.size());
+                int64_t off = 0;
+                for (const NodePtr &a : n.args) {
+                    Node ix;
+                    ix.kind = NodeKind::Index;
+                    ix.loc = loc;
+                    ix.args = {g};
+                    ix.type = arr_type(d, {});
+                    for (int64_t k = 0; k < axis; ++k) {
+                        SpatialIndex s;
+                        s.kind = SpatialIndex::Full;
+                        ix.sindex.push_back(s);
+                    }
+                    SpatialIndex s;
+                    if (n.builtin == BuiltinOp::Stack) {
+                        s.kind = SpatialIndex::Scalar;
+                        s.value = cst(DType::I32, static_cast<double>(off), loc);
+                        ix.args.push_back(s.value);
+                        off += 1;
+                    } else {
+                        const Extent &e = a->type.shape[axis];
+                        if (!e.is_static())
+                            throw AdError{
+                                loc, "grad through concat of dynamic extents is not supported yet"};
+                        s.kind = SpatialIndex::Slice;
+                        s.lo = aff_ix(aff_const(off));
+                        s.hi = aff_ix(aff_const(off + e.max_value));
+                        off += e.max_value;
+                    }
+                    ix.sindex.push_back(s);
+                    ix.type.shape = a->type.shape;
+                    if (active(a)) give(a, mk(std::move(ix)));
+                }
+                return;
+            }
+            case BuiltinOp::Gather: {
+                Node copy = n;
+                scatter_back(
+                    x,
+                    [copy](NodePtr iota) {
+                        Node c = copy;
+                        c.args[0] = iota;
+                        c.type.dtype = DType::I32;
+                        return mk(std::move(c));
+                    },
+                    g, loc);
+                return;
+            }
+            case BuiltinOp::Cumsum: {
+                if (!(n.has_axes && !n.axes.empty()) && rank != 1)
+                    throw AdError{loc, "grad through cumsum without axis= is not supported yet"};
+                int64_t a = n.has_axes && !n.axes.empty() ? n.axes[0] : 0;
+                if (a < 0) a += static_cast<int64_t>(rank);
+                std::vector<int64_t> ax = {a};
+                // reverse cumsum: Σ_{j >= k} g_j = total - cumsum(g)_k + g_k
+                NodePtr tot = keepdims(sum_axes(g, ax, loc), x->type, ax, loc);
+                NodePtr cs = builtin(BuiltinOp::Cumsum, g->type, {g}, loc, ax, true);
+                give(x, bin(BinaryOp::Add, bin(BinaryOp::Sub, tot, cs, loc), g, loc));
+                return;
+            }
+            case BuiltinOp::Clamp: {
+                const NodePtr &lo = n.args[1], &hi = n.args[2];
+                NodePtr z = cst(d, 0, loc);
+                NodePtr in = bin(BinaryOp::And, bin(BinaryOp::Ge, x, lo, loc),
+                                 bin(BinaryOp::Le, x, hi, loc), loc);
+                if (active(x)) give(x, unbroadcast(where_(in, g, z, loc), x->type.shape, loc));
+                if (active(lo))
+                    give(lo, unbroadcast(where_(bin(BinaryOp::Lt, x, lo, loc), g, z, loc),
+                                         lo->type.shape, loc));
+                if (active(hi))
+                    give(hi, unbroadcast(where_(bin(BinaryOp::And, bin(BinaryOp::Gt, x, hi, loc),
+                                                    bin(BinaryOp::Ge, x, lo, loc), loc),
+                                                g, z, loc),
+                                         hi->type.shape, loc));
+                return;
+            }
+            case BuiltinOp::Full: {
+                const NodePtr &v = n.args.back();
+                std::vector<int64_t> all;
+                for (size_t k = 0; k < g->type.shape.size(); ++k)
+                    all.push_back(static_cast<int64_t>(k));
+                give(v, cast_(sum_axes(g, all, loc), v->type.dtype, loc));
+                return;
+            }
+            default: throw AdError{loc, "grad through this builtin is not supported yet"};
         }
     }
 
@@ -929,19 +1015,19 @@ private:
 /** How one domain position of a differentiated read indexes the tensor it reads. */
 struct PosMap {
     enum Kind { Var, Const, Slice } kind = Var;
-    int var = -1;        // Var: the consumer equation's variable
-    int64_t a = 0;       // Var: index = var + a; Const: the coordinate
+    int var = -1;            // Var: the consumer equation's variable
+    int64_t a = 0;           // Var: index = var + a; Const: the coordinate
     int64_t lo = 0, hi = 0;  // Slice
 };
 
 struct Contribution {
-    int j_tensor;             // J: over C's domain, the adjoint of the value read
-    int consumer;             // C
-    const Equation *eq;       // Ec
-    std::vector<PosMap> pos;  // per position of z
-    std::vector<int> var_pos; // per variable of Ec: the position of z it maps to, or -1 (summed)
-    std::vector<int> path;    // the leaf of z's type
-    Loc loc;                  // the read
+    int j_tensor;              // J: over C's domain, the adjoint of the value read
+    int consumer;              // C
+    const Equation *eq;        // Ec
+    std::vector<PosMap> pos;   // per position of z
+    std::vector<int> var_pos;  // per variable of Ec: the position of z it maps to, or -1 (summed)
+    std::vector<int> path;     // the leaf of z's type
+    Loc loc;                   // the read
 };
 
 class Differentiator {
@@ -956,8 +1042,9 @@ public:
             if (!n || !seen.insert(n.get()).second) return;
             if (n->kind == NodeKind::Grad) {
                 if (t < 0) {
-                    diag_.error(n->loc, "grad may only be used in the equation of a tensor, not in an "
-                                        "emit or save; define a tensor holding it");
+                    diag_.error(n->loc,
+                                "grad may only be used in the equation of a tensor, not in an "
+                                "emit or save; define a tensor holding it");
                     return;
                 }
                 sites.push_back(n);
@@ -981,7 +1068,8 @@ public:
         std::unordered_map<const Node *, NodePtr> repl;
         for (size_t k = 0; k < sites.size(); ++k) {
             try {
-                repl[sites[k].get()] = differentiate_one(sites_eq[k].first, sites_eq[k].second, sites[k]);
+                repl[sites[k].get()] =
+                    differentiate_one(sites_eq[k].first, sites_eq[k].second, sites[k]);
             } catch (const AdError &e) {
                 diag_.error(e.loc, e.message);
             }
@@ -1038,8 +1126,10 @@ private:
         for (size_t k = 0; k < r.index.size(); ++k) {
             if (k) s += ", ";
             const ReadIndex &ri = r.index[k];
-            if (ri.is_slice) s += index_expr_compact(*ri.lo, names) + ":" + index_expr_compact(*ri.hi, names);
-            else s += index_expr_compact(*ri.point, names);
+            if (ri.is_slice)
+                s += index_expr_compact(*ri.lo, names) + ":" + index_expr_compact(*ri.hi, names);
+            else
+                s += index_expr_compact(*ri.point, names);
         }
         return s + "]";
     }
@@ -1052,20 +1142,25 @@ private:
         for (size_t k = 0; k < e.pattern.size(); ++k) {
             const PatternItem &p = e.pattern[k];
             s += k ? ", " : "";
-            if (p.kind == PatternItem::Constant) s += std::to_string(p.offset);
-            else s += var_name(e, p.var) + (p.kind == PatternItem::Shift ? "+" + std::to_string(p.offset) : "");
+            if (p.kind == PatternItem::Constant)
+                s += std::to_string(p.offset);
+            else
+                s += var_name(e, p.var) +
+                     (p.kind == PatternItem::Shift ? "+" + std::to_string(p.offset) : "");
         }
         return s + "]";
     }
 
     std::string unique_name(const std::string &base) {
         std::string n = base;
-        for (int k = 2; prog_.tensor_index(n) >= 0 || made_names_.count(n); ++k) n = base + "#" + std::to_string(k);
+        for (int k = 2; prog_.tensor_index(n) >= 0 || made_names_.count(n); ++k)
+            n = base + "#" + std::to_string(k);
         made_names_.insert(n);
         return n;
     }
 
-    int new_tensor(const std::string &name, const std::vector<int> &dims, const Type &type, Loc loc) {
+    int new_tensor(const std::string &name, const std::vector<int> &dims, const Type &type,
+                   Loc loc) {
         Tensor t;
         t.name = unique_name(name);
         t.dims = dims;
@@ -1106,8 +1201,10 @@ private:
     static std::vector<Affine> pattern_point(const Equation &e) {
         std::vector<Affine> out;
         for (const PatternItem &p : e.pattern) {
-            if (p.kind == PatternItem::Constant) out.push_back(aff_const(p.offset));
-            else out.push_back(aff_var(p.var, p.kind == PatternItem::Shift ? p.offset : 0));
+            if (p.kind == PatternItem::Constant)
+                out.push_back(aff_const(p.offset));
+            else
+                out.push_back(aff_var(p.var, p.kind == PatternItem::Shift ? p.offset : 0));
         }
         return out;
     }
@@ -1139,7 +1236,8 @@ private:
 
     /** Checks a read "r" of a differentiated tensor by consumer equation "e" (of tensor c, or
      *  the seed equation) and classifies its positions. */
-    Contribution analyze_read(const Node &r, int c, const Equation &e, bool seed, const std::vector<int> &V) {
+    Contribution analyze_read(const Node &r, int c, const Equation &e, bool seed,
+                              const std::vector<int> &V) {
         const Tensor &z = prog_.tensors[r.tensor];
         Contribution k;
         k.consumer = c;
@@ -1153,12 +1251,14 @@ private:
             if (ri.is_slice) {
                 if (ri.lo->kind != IndexExpr::Aff || ri.hi->kind != IndexExpr::Aff ||
                     !ri.lo->aff.is_constant() || !ri.hi->aff.is_constant())
-                    throw AdError{r.loc, "grad through the dynamic slice " + rt + " is not supported yet"};
+                    throw AdError{r.loc,
+                                  "grad through the dynamic slice " + rt + " is not supported yet"};
                 p.kind = PosMap::Slice;
                 p.lo = ri.lo->aff.constant;
                 p.hi = ri.hi->aff.constant;
             } else if (ri.point->kind != IndexExpr::Aff) {
-                throw AdError{r.loc, "grad through the clamped read " + rt + " is not supported yet"};
+                throw AdError{r.loc,
+                              "grad through the clamped read " + rt + " is not supported yet"};
             } else if (ri.point->aff.is_constant()) {
                 p.kind = PosMap::Const;
                 p.a = ri.point->aff.constant;
@@ -1172,12 +1272,14 @@ private:
                     var = static_cast<int>(v);
                 }
                 if (!ok)
-                    throw AdError{r.loc, "grad through the read " + rt + " is not supported: index '" +
+                    throw AdError{r.loc, "grad through the read " + rt +
+                                             " is not supported: index '" +
                                              index_expr_compact(*ri.point, var_names(e)) +
                                              "' is not a dim plus a constant"};
                 if (k.var_pos[var] >= 0)
-                    throw AdError{r.loc, "grad through the read " + rt + " is not supported: it uses '" +
-                                             var_name(e, var) + "' at two positions"};
+                    throw AdError{r.loc, "grad through the read " + rt +
+                                             " is not supported: it uses '" + var_name(e, var) +
+                                             "' at two positions"};
                 p.kind = PosMap::Var;
                 p.var = var;
                 p.a = a.constant;
@@ -1198,7 +1300,8 @@ private:
             int jd = -1;
             for (size_t j = 0; j < z.dims.size(); ++j)
                 if (z.dims[j] == d) jd = static_cast<int>(j);
-            ok = ok && jd >= 0 && k.pos[jd].kind == PosMap::Var && k.pos[jd].var == vd && k.pos[jd].a == 0;
+            ok = ok && jd >= 0 && k.pos[jd].kind == PosMap::Var && k.pos[jd].var == vd &&
+                 k.pos[jd].a == 0;
             if (!ok)
                 throw AdError{r.loc, "grad(" + y_text_ + ", …) through a dependence along '" +
                                          prog_.dims[d].name + "' is not supported: " +
@@ -1209,7 +1312,8 @@ private:
 
     /** The sum of J over the consumer points that read z at the point "u" (affine forms of the
      *  variables of the equation being built), and the condition for there being any. */
-    NodePtr contribution(const Contribution &k, const std::vector<Affine> &u, GuardPtr *cond, Loc loc) {
+    NodePtr contribution(const Contribution &k, const std::vector<Affine> &u, GuardPtr *cond,
+                         Loc loc) {
         const Equation &e = *k.eq;
         const Tensor &C = prog_.tensors[k.consumer];
         std::vector<Affine> vmap(e.vars.size(), aff_const(0));
@@ -1232,7 +1336,8 @@ private:
         // a guard on summed variables needs no condition (the slice reads J over C's points).
         bool guard_summed = false;
         for (size_t v = 0; v < e.vars.size(); ++v)
-            guard_summed = guard_summed || (k.var_pos[v] < 0 && mentions(e.guard, static_cast<int>(v)));
+            guard_summed =
+                guard_summed || (k.var_pos[v] < 0 && mentions(e.guard, static_cast<int>(v)));
         if (e.guard && !guard_summed) g = guard_and(g, guard_subst(e.guard, vmap));
         *cond = g;
         std::vector<ReadIndex> idx;
@@ -1297,7 +1402,8 @@ private:
             std::set<int> used;
             for (size_t j = 0; ok && j < n->index.size(); ++j) {
                 const ReadIndex &ri = n->index[j];
-                ok = !ri.is_slice && ri.point->kind == IndexExpr::Aff && ri.point->aff.constant == 0;
+                ok =
+                    !ri.is_slice && ri.point->kind == IndexExpr::Aff && ri.point->aff.constant == 0;
                 int var = -1;
                 for (size_t v = 0; ok && v < ri.point->aff.coef.size(); ++v)
                     if (ri.point->aff.coef[v]) {
@@ -1308,11 +1414,13 @@ private:
                      E0.vars[var] == prog_.tensors[n->tensor].dims[j];
             }
             if (!ok)
-                throw AdError{n->loc, "grad(y, x): x must be a tensor read at the equation's own point, "
-                                      "such as net[i] in an equation over i (or a tuple of such reads)"};
+                throw AdError{n->loc,
+                              "grad(y, x): x must be a tensor read at the equation's own point, "
+                              "such as net[i] in an equation over i (or a tuple of such reads)"};
             for (const NodePtr &o : xreads)
                 if (o->tensor == n->tensor)
-                    throw AdError{n->loc, "grad(y, x): x names " + prog_.tensors[n->tensor].name + " twice"};
+                    throw AdError{
+                        n->loc, "grad(y, x): x names " + prog_.tensors[n->tensor].name + " twice"};
             xreads.push_back(n);
         };
         collect(x);
@@ -1322,14 +1430,16 @@ private:
             std::set<const Node *> s;
             std::set<int> rs;
             carried_reads(y, s, rs);
-            std::function<const Node *(const NodePtr &)> first = [&](const NodePtr &n) -> const Node * {
+            std::function<const Node *(const NodePtr &)> first =
+                [&](const NodePtr &n) -> const Node * {
                 if (n->kind == NodeKind::Read) return n.get();
                 for (const NodePtr &a : n->args)
                     if (const Node *f = first(a)) return f;
                 return nullptr;
             };
             if (const Node *f = first(y)) y_text_ = read_text(*f, E0);
-            base_ = "grad." + (first(y) ? prog_.tensors[first(y)->tensor].name : std::string("y")) + ".";
+            base_ = "grad." + (first(y) ? prog_.tensors[first(y)->tensor].name : std::string("y")) +
+                    ".";
         }
         // ---- active set
         size_t n = prog_.tensors.size();
@@ -1369,7 +1479,8 @@ private:
         std::vector<bool> diff(n, false);
         std::vector<int> active;
         for (size_t t = 0; t < n; ++t) {
-            if (is_x[t]) diff[t] = true;
+            if (is_x[t])
+                diff[t] = true;
             else if (from_y[t] && to_x[t]) {
                 diff[t] = true;
                 active.push_back(static_cast<int>(t));
@@ -1403,7 +1514,8 @@ private:
             } else {
                 NodePtr in = read_point(adj.at(C), pattern_point(e), e.loc);
                 if (ct.type.is_tuple) {
-                    std::function<Adj(const NodePtr &, const Type &)> split = [&](const NodePtr &v, const Type &t) {
+                    std::function<Adj(const NodePtr &, const Type &)> split = [&](const NodePtr &v,
+                                                                                  const Type &t) {
                         Adj a;
                         if (!t.is_tuple) {
                             a.v = v;
@@ -1469,8 +1581,9 @@ private:
                 tn.loc = e.loc;
                 NodePtr tup = mk(std::move(tn));
                 for (size_t ci = 0; ci < ceqs.size(); ++ci)
-                    prog_.tensors[K].equations.push_back(
-                        mirror(ceqs[ci], static_cast<int>(ci) == self_idx ? tup : zeros_of(tt, ceqs[ci].loc)));
+                    prog_.tensors[K].equations.push_back(mirror(
+                        ceqs[ci],
+                        static_cast<int>(ci) == self_idx ? tup : zeros_of(tt, ceqs[ci].loc)));
             }
             for (size_t q = 0; q < ls.size(); ++q) {
                 const Leaf &l = ls[q];
@@ -1502,7 +1615,8 @@ private:
         };
         consume(R, e0_index, true);
         for (int C : active)
-            for (size_t ei = 0; ei < prog_.tensors[C].equations.size(); ++ei) consume(C, static_cast<int>(ei), false);
+            for (size_t ei = 0; ei < prog_.tensors[C].equations.size(); ++ei)
+                consume(C, static_cast<int>(ei), false);
         // ---- adjoint equations
         for (int z : order) {
             const std::vector<Equation> zeqs = shapes_of(z);
@@ -1526,14 +1640,16 @@ private:
                 }
                 if (all_true) continue;
                 const Type &lt = leaf_type(zt, ks[q].path);
-                int P = new_tensor(prog_.tensors[ks[q].j_tensor].name + ".at", prog_.tensors[z].dims, lt, ks[q].loc);
+                int P = new_tensor(prog_.tensors[ks[q].j_tensor].name + ".at",
+                                   prog_.tensors[z].dims, lt, ks[q].loc);
                 for (size_t ei = 0; ei < zeqs.size(); ++ei) {
                     const Equation &ze = zeqs[ei];
                     std::vector<int64_t> bounds;
                     for (int d : ze.vars) bounds.push_back(prog_.dims[d].bound);
                     int tri = guard_on_box(per_eq[ei].first, bounds);
                     if (tri == 1 || tri == 0) {
-                        prog_.tensors[P].equations.push_back(mirror(ze, tri ? per_eq[ei].second : zeros_of(lt, ze.loc)));
+                        prog_.tensors[P].equations.push_back(
+                            mirror(ze, tri ? per_eq[ei].second : zeros_of(lt, ze.loc)));
                         continue;
                     }
                     Equation a = mirror(ze, per_eq[ei].second);
@@ -1559,7 +1675,8 @@ private:
                     NodePtr &acc = sums[ks[q].path];
                     acc = acc ? bin(BinaryOp::Add, acc, v, ze.loc) : v;
                 }
-                std::function<NodePtr(const Type &, std::vector<int> &)> build = [&](const Type &t, std::vector<int> &path) -> NodePtr {
+                std::function<NodePtr(const Type &, std::vector<int> &)> build =
+                    [&](const Type &t, std::vector<int> &path) -> NodePtr {
                     if (!t.is_tuple) {
                         auto it = sums.find(path);
                         return it != sums.end() ? it->second : zeros_of(t, ze.loc);
@@ -1613,7 +1730,8 @@ void print_adjoints(const ir::Program &prog, std::ostream &out) {
         out << t.name;
         if (!t.dims.empty()) {
             out << "[";
-            for (size_t k = 0; k < t.dims.size(); ++k) out << (k ? ", " : "") << prog.dims[t.dims[k]].name;
+            for (size_t k = 0; k < t.dims.size(); ++k)
+                out << (k ? ", " : "") << prog.dims[t.dims[k]].name;
             out << "]";
         }
         out << " : " << ir::type_to_string(t.type) << " (" << t.equations.size() << " equation"
