@@ -19,6 +19,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Bytes after the arena (in the same allocation) for the record of a run-time error raised in a
+ * kernel; the loaded tensors (info.load_bytes) follow it.  The arena itself stays
+ * info.arena_bytes, the memory plan's peak. */
+#define TRL_ARENA_TAIL 256
+
+/* Called by TRL_LAUNCH after every launch; a generated program redefines it to check the
+ * run-time error record (the names ctx and arena of the launching scope). */
+#ifndef TRL_AFTER_LAUNCH
+#define TRL_AFTER_LAUNCH() ((void)0)
+#endif
+
 #if defined(__CUDACC__)
 #define TRL_HOST_DEVICE __host__ __device__
 #define TRL_KERNEL __global__ void
@@ -33,6 +44,7 @@
         if (trl_n_ > 0) {                                                                  \
             kernel<<<(unsigned)((trl_n_ + 255) / 256), 256>>>(trl_n_, __VA_ARGS__);        \
             TRL_CHECK(trl_last_launch_status(ctx));                                        \
+            TRL_AFTER_LAUNCH();                                                            \
         }                                                                                  \
     } while (0)
 #else
@@ -44,7 +56,10 @@
 #define TRL_LAUNCH(kernel, n, ...)                  \
     do {                                            \
         long long trl_n_ = (n);                     \
-        if (trl_n_ > 0) kernel(trl_n_, __VA_ARGS__); \
+        if (trl_n_ > 0) {                           \
+            kernel(trl_n_, __VA_ARGS__);            \
+            TRL_AFTER_LAUNCH();                     \
+        }                                           \
     } while (0)
 #endif
 
@@ -76,6 +91,7 @@ typedef struct trl_program_info {
     const char *const *stream_names;
     const long long *stream_points;      /* records per stream (for the progress line) */
     uint64_t default_seed;
+    size_t load_bytes;                   /* loaded tensors, after the arena tail (0: none) */
 } trl_program_info;
 
 /* Parse argv (--seed N, --log FILE, --bound NAME=V, --threads N, --quiet, --help), allocate
@@ -97,8 +113,10 @@ int trl_to_device(trl_ctx *ctx, void *device_dst, const void *src, size_t bytes)
 int trl_synchronize(trl_ctx *ctx);
 int trl_last_launch_status(trl_ctx *ctx);
 
-/* Element types of emit fields and files. */
-enum { TRL_BOOL = 0, TRL_I32 = 1, TRL_F32 = 2, TRL_F64 = 3 };
+/* Element types of emit fields and files.  TRL_TUPLE (emit fields only): a tuple value, printed
+ * as a JSON list; `rank` is the number of elements and `data` points to `rank` trl_fields (their
+ * keys unused). */
+enum { TRL_BOOL = 0, TRL_I32 = 1, TRL_F32 = 2, TRL_F64 = 3, TRL_TUPLE = 4 };
 
 /* One emit field: host data of `dtype`, row-major, `rank` dims. */
 typedef struct trl_field {
@@ -122,6 +140,18 @@ int trl_save(trl_ctx *ctx, const char *path, const trl_field *arrays, int num_ar
 /* Load an .npy into host memory "dst", checking dtype and shape; a clear message otherwise. */
 int trl_load(trl_ctx *ctx, const char *path, int dtype, int rank, const long long *shape,
              void *dst);
+
+/* Read the loaded tensor `name` from `path` into host memory: an .npy holds one array, an .npz
+ * holds num_arrays arrays (the tuple's elements in order when `tuple`, else one).  Each array's
+ * dtype and shape must equal arrays[i]'s; its bytes are written to arrays[i].data (host memory,
+ * written although declared const).  A missing or malformed file or a mismatch: TRL_EIO with a
+ * message naming the file and the declared type. */
+int trl_load_arrays(trl_ctx *ctx, const char *path, const char *name, int tuple, const trl_field *arrays,
+                    int num_arrays);
+
+/* A run-time error of the program (a failed check, message "path:line:col: error: ..."): the
+ * records already in order are written, the message goes to stderr, and the process exits 1. */
+void trl_runtime_error(const char *message);
 
 /* Host-side matrix product C[m,n] = A[m,k] · B[k,n] (row-major, f32 or f64): OpenBLAS on
  * the host, cuBLAS on the device; `device` says where A, B, C live. */

@@ -34,7 +34,7 @@ public:
         out_ += "#include \"trl_rt.h\"\n#include \"trl_random.h\"\n#include \"trl_linalg.h\"\n\n";
         out_ += "// The arena: one allocation; offsets and size from the memory plan (--emit=memplan).\n";
         out_ += "static const size_t kArenaBytes = " + std::to_string(plan_.peak_bytes) + ";\n\n";
-        out_ += kPrelude;
+        out_ += prelude(prog_, sm_);
         for (size_t s = 0; s < sched_.statements.size(); ++s) statement_function(static_cast<int>(s));
         run_program();
         main_function(main_path);
@@ -151,7 +151,7 @@ public:
 
     std::string field(ExprEmitter &ee, const std::string &key, const ir::Node &n) {
         Val v = ee.emit(n);
-        return field_of(ee, key, v, n.loc);
+        return ee.field_init(key, v, n.loc);  // tuples too (TRL_TUPLE)
     }
 
     /** A trl_field initializer for value "v" (declares its shape array). */
@@ -219,8 +219,9 @@ public:
         out_ += "\n// The schedule's loop nest (--emit=schedule).\n";
         out_ += "static void run_program(trl_ctx *ctx) {\n";
         out_ += "    char *arena = (char *)trl_arena(ctx);\n";
-        out_ += "    std::vector<char> host_copy(kArenaBytes + 1);  // host mirror for emits and saves\n";
+        out_ += "    std::vector<char> host_copy(kHostBytes + 1);  // host mirror for emits and saves\n";
         out_ += "    char *host = host_copy.data();\n";
+        out_ += "    trlg_start(ctx, arena, host);  // loaded tensors\n";
         out_ += "    (void)arena;\n    (void)host;\n";
         out_ += "    const uint64_t seed = trl_seed(ctx);\n    (void)seed;\n";
         for (const auto &st : sched_.statements) {
@@ -268,7 +269,7 @@ public:
         out_ += "    " + c_string(base) + ", " + c_string(path) + ", kArenaBytes,\n";
         out_ += "    " + nb + ", " + (bounds.empty() ? "nullptr, nullptr, nullptr" : "kBoundNames, kBoundDefaults, kBoundRuntime") + ",\n";
         out_ += "    " + ns + ", " + (prog_.emits.empty() ? "nullptr, nullptr" : "kStreamNames, kStreamPoints") + ",\n";
-        out_ += "    0 /* default seed, as trlc --interpret */};\n\n";
+        out_ += "    0 /* default seed, as trlc --interpret */, kLoadBytes};\n\n";
         out_ += "int main(int argc, char **argv) {\n";
         out_ += "    trl_ctx *ctx = nullptr;\n";
         out_ += "    int rc = trl_init(&ctx, &kProgramInfo, argc, argv);\n";

@@ -169,6 +169,13 @@ inline std::string ast_c(const AstExpr &e) {
     return "0";
 }
 
+inline std::string c_string(const std::string &s);
+inline int dtype_code(DType d);
+inline const char *dtype_macro(DType d);
+
+/** Byte offsets of the loaded tensors after the arena tail (defined below). */
+inline std::map<int, int64_t> load_offsets(const ir::Program &prog, int64_t *total = nullptr);
+
 /** A computed value inside a kernel. */
 struct Val {
     std::string name;
@@ -249,30 +256,64 @@ public:
         return d;
     }
 
-    /** Index of operand "a" at result element "i" of a result with shape "r" (broadcasting). */
-    std::string operand_at(const Val &a, const Val &r, const std::string &i, const Loc &loc) {
-        if (a.scalar()) return a.name;
-        if (a.static_one()) return a.name + "[0]";
-        if (a.dims == r.dims) return a.name + "[" + i + "]";
-        for (int64_t m : r.maxs) (void)m;
-        // Static broadcast: unravel i over r's static shape.
-        for (const auto &d : r.dims)
-            if (d.find_first_not_of("0123456789") != std::string::npos) unsupported(loc, "broadcasting of arrays with dynamic shapes");
-        for (const auto &d : a.dims)
-            if (d.find_first_not_of("0123456789") != std::string::npos) unsupported(loc, "broadcasting of arrays with dynamic shapes");
-        size_t rr = r.maxs.size(), ar = a.maxs.size();
-        std::vector<int64_t> rst(rr, 1), ast(ar, 1);
-        for (int64_t d = static_cast<int64_t>(rr) - 2; d >= 0; --d) rst[d] = rst[d + 1] * r.maxs[d + 1];
-        for (int64_t d = static_cast<int64_t>(ar) - 2; d >= 0; --d) ast[d] = ast[d + 1] * a.maxs[d + 1];
+    // ---- shapes as C expressions: literals fold, dynamic lengths stay names --------------------
+
+    static bool static_dim(const std::string &d) {
+        return !d.empty() && d.find_first_not_of("0123456789") == std::string::npos;
+    }
+    /** a · b, folded when both are literals or one is 0 / 1. */
+    static std::string mul_c(const std::string &a, const std::string &b) {
+        if (a == "1") return b;
+        if (b == "1") return a;
+        if (a == "0" || b == "0") return "0";
+        if (static_dim(a) && static_dim(b)) return std::to_string(std::stoll(a) * std::stoll(b));
+        return "(" + a + " * " + b + ")";
+    }
+    /** Π dims[from, to). */
+    static std::string prod_c(const std::vector<std::string> &dims, size_t from, size_t to) {
+        std::string s = "1";
+        for (size_t d = from; d < to && d < dims.size(); ++d) s = mul_c(s, dims[d]);
+        return s;
+    }
+    static std::string prod_c(const std::vector<std::string> &dims) { return prod_c(dims, 0, dims.size()); }
+    /** Row-major strides of "dims". */
+    static std::vector<std::string> strides_c(const std::vector<std::string> &dims) {
+        std::vector<std::string> st(dims.size(), "1");
+        for (int64_t d = static_cast<int64_t>(dims.size()) - 2; d >= 0; --d) st[d] = mul_c(st[d + 1], dims[d + 1]);
+        return st;
+    }
+    /** Coordinate along axis "d" of flat index "i" in an array of shape "dims" (strides "st"). */
+    static std::string coord_c(const std::string &i, const std::vector<std::string> &dims,
+                               const std::vector<std::string> &st, size_t d) {
+        std::string q = st[d] == "1" ? i : "(" + i + " / " + st[d] + ")";
+        if (d == 0) return q;
+        return "(" + q + " % " + dims[d] + ")";
+    }
+    /** Flat index into an operand of shape "adims" (static maxima "amaxs") at flat index "i" of
+     *  the broadcast shape "rdims" (numpy rules; a dynamic length of 1 broadcasts at run time). */
+    static std::string bcast_flat(const std::vector<std::string> &adims, const std::vector<int64_t> &amaxs,
+                                  const std::vector<std::string> &rdims, const std::string &i) {
+        if (adims.empty()) return "0";
+        if (adims == rdims) return i;
+        size_t rr = rdims.size(), ar = adims.size();
+        auto rst = strides_c(rdims), ast = strides_c(adims);
         std::string s;
         for (size_t d = 0; d < ar; ++d) {
-            if (a.maxs[d] == 1) continue;
+            if (amaxs[d] == 1 || d + rr < ar) continue;
             size_t od = rr - ar + d;
-            std::string term = "((" + i + " / " + std::to_string(rst[od]) + ") % " + std::to_string(r.maxs[od]) + ")";
-            if (ast[d] != 1) term += " * " + std::to_string(ast[d]);
-            s += (s.empty() ? "" : " + ") + term;
+            std::string c = coord_c(i, rdims, rst, od);
+            if (!static_dim(adims[d]) && adims[d] != rdims[od]) c = "(" + adims[d] + " == 1 ? 0LL : " + c + ")";
+            std::string term = mul_c(c, ast[d]);
+            s = s.empty() ? term : s + " + " + term;
         }
-        return a.name + "[" + (s.empty() ? "0" : s) + "]";
+        return s.empty() ? "0" : s;
+    }
+
+    /** Index of operand "a" at result element "i" of a result with shape "r" (broadcasting). */
+    std::string operand_at(const Val &a, const Val &r, const std::string &i, const Loc &) {
+        if (a.scalar()) return a.name;
+        if (a.static_one()) return a.name + "[0]";
+        return a.name + "[" + bcast_flat(a.dims, a.maxs, r.dims, i) + "]";
     }
 
     /** Result shape of an elementwise op over "ops" with node type "t". */
@@ -301,6 +342,18 @@ public:
         open("for (long long " + i + " = 0; " + i + " < " + r.numel() + "; ++" + i + ")");
         body(i);
         close();
+    }
+
+    /** The source position arguments of a run-time check at "loc" ("arena, file, line, col"):
+     *  a failing check reports "path:line:col: error: message" as the interpreter does. */
+    static std::string site(const Loc &loc) {
+        return "arena, " + std::to_string(loc.file) + ", " + std::to_string(loc.line) + ", " + std::to_string(loc.col);
+    }
+    /** A statement raising run-time error "kind" (TRLG_E_*) with values a, b, c at "loc". */
+    static std::string raise(const char *kind, const Loc &loc, const std::string &a = "0",
+                             const std::string &b = "0", const std::string &c = "0") {
+        return std::string("trlg_raise(") + site(loc) + ", " + kind + ", (double)(" + a + "), (double)(" + b +
+               "), (double)(" + c + "));";
     }
 
     std::string unary_expr(UnaryOp op, DType dt, const std::string &x, const Loc &loc) {
@@ -342,8 +395,9 @@ public:
             }
         } else if (dt == DType::I32) {
             switch (op) {
-            case UnaryOp::Neg: return "(int32_t)(-(long long)" + x + ")";
-            case UnaryOp::Abs: return "(int32_t)(" + x + " < 0 ? -(long long)" + x + " : (long long)" + x + ")";
+            case UnaryOp::Neg: return "trlg_chk_i32(-(long long)" + x + ", TRLG_OP_NEGATION, " + site(loc) + ")";
+            case UnaryOp::Abs:
+                return "trlg_chk_i32(" + x + " < 0 ? -(long long)" + x + " : (long long)" + x + ", TRLG_OP_ABS, " + site(loc) + ")";
             case UnaryOp::Relu: return "(" + x + " > 0 ? " + x + " : 0)";
             case UnaryOp::Sign: return "(int32_t)(" + x + " > 0 ? 1 : " + x + " < 0 ? -1 : 0)";
             case UnaryOp::Floor:
@@ -391,12 +445,13 @@ public:
             }
         } else if (dt == DType::I32) {
             switch (op) {
-            case BinaryOp::Add: return "(int32_t)((long long)" + a + " + " + b + ")";
-            case BinaryOp::Sub: return "(int32_t)((long long)" + a + " - " + b + ")";
-            case BinaryOp::Mul: return "(int32_t)((long long)" + a + " * " + b + ")";
-            case BinaryOp::Div: return "trlg_idiv(" + a + ", " + b + ")";
-            case BinaryOp::Mod: return "trlg_imod(" + a + ", " + b + ")";
-            case BinaryOp::Pow: return "trlg_ipow(" + a + ", " + b + ")";
+            case BinaryOp::Add: return "trlg_chk_i32((long long)" + a + " + " + b + ", TRLG_OP_ADDITION, " + site(loc) + ")";
+            case BinaryOp::Sub: return "trlg_chk_i32((long long)" + a + " - " + b + ", TRLG_OP_SUBTRACTION, " + site(loc) + ")";
+            case BinaryOp::Mul:
+                return "trlg_chk_i32((long long)" + a + " * " + b + ", TRLG_OP_MULTIPLICATION, " + site(loc) + ")";
+            case BinaryOp::Div: return "trlg_idiv(" + a + ", " + b + ", " + site(loc) + ")";
+            case BinaryOp::Mod: return "trlg_imod(" + a + ", " + b + ", " + site(loc) + ")";
+            case BinaryOp::Pow: return "trlg_ipow(" + a + ", " + b + ", " + site(loc) + ")";
             case BinaryOp::Min: return "(" + b + " < " + a + " ? " + b + " : " + a + ")";
             case BinaryOp::Max: return "(" + b + " > " + a + " ? " + b + " : " + a + ")";
             default: break;
@@ -447,15 +502,20 @@ public:
         return r;
     }
 
-    Val emit_cast(const Val &x, DType to) {
+    /** "x" converted to "to" as interp::cast does; with a valid "loc", a float → i32 conversion
+     *  of NaN or of a value outside the i32 range is the interpreter's run-time error. */
+    Val emit_cast(const Val &x, DType to, const Loc &loc = Loc{}) {
         if (x.tuple) {
             Val r = x;
-            for (auto &e : r.elems) e = emit_cast(e, to);
+            for (auto &e : r.elems) e = emit_cast(e, to, loc);
             return r;
         }
         if (x.dt == to) return x;
         Val r = declare(to, x.maxs, x.dims);
-        for_elems(r, [&](const std::string &i) { line(r.at(i) + " = " + conv(x.at(i), x.dt, to) + ";"); });
+        bool checked = loc.valid() && to == DType::I32 && (x.dt == DType::F32 || x.dt == DType::F64);
+        for_elems(r, [&](const std::string &i) {
+            line(r.at(i) + " = " + (checked ? "trlg_f2i(" + x.at(i) + ", " + site(loc) + ")" : conv(x.at(i), x.dt, to)) + ";");
+        });
         return r;
     }
 
@@ -492,7 +552,14 @@ public:
 
     Val emit_read(const ir::Node &n) {
         const ir::Tensor &x = prog_.tensors.at(n.tensor);
-        if (x.is_load) unsupported(n.loc, "reading the loaded tensor " + x.name);
+        if (x.is_load) {
+            // Loaded tensors have no domain: one value, after the arena tail (trlg_start).
+            if (!n.index.empty()) unsupported(n.loc, "indexing the loaded tensor " + x.name + " by points");
+            int64_t off = load_offsets(prog_).at(n.tensor);
+            std::string a = fresh("src");
+            line("const char *" + a + " = arena + kLoadBase + " + std::to_string(off) + ";");
+            return load_value(x.type, a);
+        }
         if (plan_.buffer_of(n.tensor) < 0) unsupported(n.loc, "a read of " + x.name + " without a buffer");
         reads.insert(n.tensor);
         std::vector<std::string> p;
@@ -587,49 +654,130 @@ public:
         return off + n * sz;
     }
 
+    /** Normalised axis (negative counts from the end); unsupported when out of range (sema
+     *  rejects such axes). */
+    static int64_t norm_axis(int64_t axis, int64_t rank, const Loc &loc) {
+        if (axis < -rank || axis >= rank) unsupported(loc, "this axis");
+        return axis < 0 ? axis + rank : axis;
+    }
+
+    /** sum / mean / max / min / argmax / logsumexp over all axes or over "axes", as value.cpp's
+     *  reduce(): per output element, the members in increasing flat index order, accumulated
+     *  sequentially in the compute dtype. */
     Val emit_reduce(const ir::Node &n, const Val &x0) {
-        bool all = !n.has_axes || n.axes.empty();
-        if (!all && x0.dims.size() == 1 && n.axes.size() == 1 && (n.axes[0] == 0 || n.axes[0] == -1)) all = true;
-        if (!all) unsupported(n.loc, "a reduction over some axes");
         if (x0.tuple || x0.dt == DType::Key) unsupported(n.loc, "reducing this value");
-        DType result = n.type.dtype;
         BuiltinOp op = n.builtin;
+        int64_t rank = static_cast<int64_t>(x0.dims.size());
+        bool all = !n.has_axes || n.axes.empty();
+        std::vector<bool> red(rank, all);
+        if (!all) {
+            if (op == BuiltinOp::Argmax && n.axes.size() != 1) unsupported(n.loc, "argmax over several axes");
+            for (int64_t a : n.axes) {
+                int64_t ax = norm_axis(a, rank, n.loc);
+                if (red[ax]) unsupported(n.loc, "a reduction with a repeated axis");
+                red[ax] = true;
+            }
+        }
+        DType result = n.type.dtype;
         DType dt = result;
         if (op == BuiltinOp::ReduceMax || op == BuiltinOp::ReduceMin || op == BuiltinOp::Argmax)
             dt = x0.dt == DType::Bool ? DType::I32 : x0.dt;
         if (dt == DType::Bool) dt = DType::I32;
-        Val r = declare(result, {}, {});
-        std::string cnt = x0.numel();
-        open("");
-        std::string ct = ctype(dt);
-        std::string i = fresh("i");
-        auto xi = [&](const std::string &k) { return conv(x0.at(k), x0.dt, dt); };
+        if (op == BuiltinOp::Logsumexp && dt != DType::F32 && dt != DType::F64)
+            unsupported(n.loc, "logsumexp in " + std::string(ir::dtype_name(dt)));
+        if (op == BuiltinOp::Mean && dt != DType::F32 && dt != DType::F64) unsupported(n.loc, "mean in i32");
+        std::vector<int64_t> omaxs;
+        std::vector<std::string> odims, rdims;
+        for (int64_t d = 0; d < rank; ++d) {
+            if (red[d]) {
+                rdims.push_back(x0.dims[d]);
+            } else {
+                omaxs.push_back(x0.maxs[d]);
+                odims.push_back(x0.dims[d]);
+            }
+        }
+        Val r = declare(result, omaxs, odims);
+        bool whole = odims.empty();  // one group: the members are x's elements in order
+        std::string cnt = whole ? x0.numel() : prod_c(rdims);
+        auto xst = strides_c(x0.dims), ost = strides_c(odims), rst = strides_c(rdims);
+        std::string o = fresh("o"), base = fresh("base");
+        if (!whole) open("for (long long " + o + " = 0; " + o + " < " + r.numel() + "; ++" + o + ")");
+        else open("");
+        if (!whole) {
+            std::string b;
+            for (int64_t d = 0, k = 0; d < rank; ++d) {
+                if (red[d]) continue;
+                std::string t = mul_c(coord_c(o, odims, ost, k++), xst[d]);
+                b = b.empty() ? t : b + " + " + t;
+            }
+            line("const long long " + base + " = " + (b.empty() ? "0" : b) + ";");
+        }
+        // Element "m" (C expression) of the current group.
+        auto member = [&](const std::string &m) {
+            if (whole) return x0.at(m);
+            std::string s = base;
+            for (int64_t d = 0, k = 0; d < rank; ++d) {
+                if (!red[d]) continue;
+                s += " + " + mul_c(coord_c(m, rdims, rst, k++), xst[d]);
+            }
+            return x0.name + "[" + s + "]";
+        };
+        std::string ct = ctype(dt), i = fresh("i");
+        auto xi = [&](const std::string &k) { return conv(member(k), x0.dt, dt); };
+        std::string out = whole ? r.name : r.at(o);
+        bool f = dt == DType::F32;
         switch (op) {
         case BuiltinOp::Sum:
         case BuiltinOp::Mean: {
             line(ct + " acc = " + literal(dt, 0) + ";");
-            std::string add = dt == DType::I32 ? "acc = (int32_t)((long long)acc + " + xi(i) + ");" : "acc = acc + " + xi(i) + ";";
+            std::string add = dt == DType::I32 ? "acc = trlg_chk_i32((long long)acc + " + xi(i) + ", TRLG_OP_SUM, " + site(n.loc) + ");"
+                                               : "acc = acc + " + xi(i) + ";";
             line("for (long long " + i + " = 0; " + i + " < " + cnt + "; ++" + i + ") " + add);
-            if (op == BuiltinOp::Mean) {
-                if (dt == DType::F32) line("acc = acc / (float)(" + cnt + ");");
-                else if (dt == DType::F64) line("acc = acc / (double)(" + cnt + ");");
-                else unsupported(n.loc, "mean in i32");
-            }
-            line(r.name + " = " + conv("acc", dt, result) + ";");
+            if (op == BuiltinOp::Mean) line(std::string("acc = acc / (") + (f ? "float" : "double") + ")(" + cnt + ");");
+            line(out + " = " + conv("acc", dt, result) + ";");
             break;
         }
         case BuiltinOp::ReduceMax:
         case BuiltinOp::ReduceMin:
         case BuiltinOp::Argmax: {
-            // An empty reduction is an error in the interpreter; here it reads element 0.
+            const char *what = op == BuiltinOp::ReduceMax ? "0" : op == BuiltinOp::ReduceMin ? "1" : "2";
+            open("if (" + cnt + " == 0)");
+            line(raise("TRLG_E_EMPTY", n.loc, what));
+            line(out + " = " + literal(result, 0) + ";");
+            close();
+            open("else");
             line(ct + " v = " + xi("0") + ";");
             line("long long best = 0;");
             open("for (long long " + i + " = 1; " + i + " < " + cnt + " && v == v; ++" + i + ")");
             line(ct + " y = " + xi(i) + ";");
             line(std::string("if (y != y || y ") + (op == BuiltinOp::ReduceMin ? "<" : ">") + " v) { v = y; best = " + i + "; }");
             close();
-            if (op == BuiltinOp::Argmax) line(r.name + " = " + conv("best", DType::I32, result) + ";");
-            else line(r.name + " = " + conv("v", dt, result) + ";");
+            if (op == BuiltinOp::Argmax) line(out + " = " + conv("best", DType::I32, result) + ";");
+            else line(out + " = " + conv("v", dt, result) + ";");
+            close();
+            break;
+        }
+        case BuiltinOp::Logsumexp: {
+            open("if (" + cnt + " == 0)");
+            line(out + " = " + conv(f ? "-(float)INFINITY" : "-(double)INFINITY", dt, result) + ";");
+            close();
+            open("else");
+            line(ct + " mx = " + xi("0") + ";");
+            open("for (long long " + i + " = 0; " + i + " < " + cnt + "; ++" + i + ")");
+            line(ct + " y = " + xi(i) + ";");
+            line("if (y != y || y > mx) mx = y;");
+            line("if (mx != mx) break;");
+            close();
+            open("if (mx != mx || isinf(mx))");
+            line(out + " = " + conv("mx", dt, result) + ";");
+            close();
+            open("else");
+            line(ct + " s = " + literal(dt, 0) + ";");
+            line("for (long long " + i + " = 0; " + i + " < " + cnt + "; ++" + i + ") s += " + (f ? "expf(" : "exp(") +
+                 xi(i) + " - mx);");
+            line(out + " = " + conv(std::string("mx + ") + (f ? "logf(s)" : "log(s)"), dt, result) + ";");
+            close();
+            close();
             break;
         }
         default: unsupported(n.loc, "this reduction");
@@ -638,71 +786,39 @@ public:
         return r;
     }
 
-    /** logsumexp over all elements, as value.cpp's reduce(Logsumexp). */
-    Val emit_logsumexp(const ir::Node &n, const Val &x0) {
-        bool all = !n.has_axes || n.axes.empty() ||
-                   (x0.dims.size() == 1 && n.axes.size() == 1 && (n.axes[0] == 0 || n.axes[0] == -1));
-        if (!all) unsupported(n.loc, "logsumexp over some axes");
-        if (x0.tuple || x0.dt == DType::Key) unsupported(n.loc, "logsumexp of this value");
-        DType result = n.type.dtype, dt = result == DType::Bool ? DType::I32 : result;
-        if (dt != DType::F32 && dt != DType::F64) unsupported(n.loc, "logsumexp in " + std::string(ir::dtype_name(dt)));
-        bool f = dt == DType::F32;
-        Val r = declare(result, {}, {});
-        std::string cnt = x0.numel(), i = fresh("i"), ct = ctype(dt);
-        auto xi = [&](const std::string &k) { return conv(x0.at(k), x0.dt, dt); };
-        open("");
-        open("if (" + cnt + " == 0)");
-        line(r.name + " = " + conv(f ? "-(float)INFINITY" : "-(double)INFINITY", dt, result) + ";");
-        close();
-        open("else");
-        line(ct + " mx = " + xi("0") + ";");
-        open("for (long long " + i + " = 0; " + i + " < " + cnt + "; ++" + i + ")");
-        line(ct + " y = " + xi(i) + ";");
-        line("if (y != y || y > mx) mx = y;");
-        line("if (mx != mx) break;");
-        close();
-        open("if (mx != mx || isinf(mx))");
-        line(r.name + " = " + conv("mx", dt, result) + ";");
-        close();
-        open("else");
-        line(ct + " s = " + literal(dt, 0) + ";");
-        line("for (long long " + i + " = 0; " + i + " < " + cnt + "; ++" + i + ") s += " +
-             (f ? "expf(" : "exp(") + xi(i) + " - mx);");
-        line(r.name + " = " + conv(std::string("mx + ") + (f ? "logf(s)" : "log(s)"), dt, result) + ";");
-        close();
-        close();
-        close();
-        return r;
-    }
-
-    /** softmax / log_softmax over the last axis, as value.cpp's softmax(). */
+    /** softmax / log_softmax over one axis, as value.cpp's softmax(): per fiber, the max, the
+     *  sum of exp(x - max) and its log, sequentially in fiber order. */
     Val emit_softmax(const ir::Node &n, const Val &x0) {
         bool log = n.builtin == BuiltinOp::LogSoftmax;
         int64_t rank = static_cast<int64_t>(x0.dims.size());
-        int64_t axis = n.has_axes && !n.axes.empty() ? n.axes[0] : -1;
-        if (axis < 0) axis += rank;
-        if (x0.tuple || x0.dt == DType::Key || rank == 0 || axis != rank - 1)
-            unsupported(n.loc, std::string(log ? "log_softmax" : "softmax") + " other than over the last axis");
+        if (x0.tuple || x0.dt == DType::Key || rank == 0)
+            unsupported(n.loc, std::string(log ? "log_softmax" : "softmax") + " of this value");
+        int64_t axis = norm_axis(n.has_axes && !n.axes.empty() ? n.axes[0] : -1, rank, n.loc);
         DType result = n.type.dtype;
         DType dt = result == DType::F32 || result == DType::F64 ? result : DType::F32;
         bool f = dt == DType::F32;
         std::string ct = ctype(dt), ex = f ? "expf(" : "exp(";
         Val x = emit_cast(x0, dt);
         Val r = declare(result, x.maxs, x.dims);
-        std::string len = fresh("len"), o = fresh("o"), k = fresh("k");
-        line("const long long " + len + " = " + x.dims.back() + ";");
-        open("for (long long " + o + " = 0; " + len + " > 0 && " + o + " < " + x.numel() + " / " + len + "; ++" + o + ")");
-        line("const " + ct + " *xs = " + x.name + " + " + o + " * " + len + ";");
-        line(ct + " m = xs[0];");
-        line("for (long long " + k + " = 1; " + k + " < " + len + "; ++" + k + ") m = m < xs[" + k + "] ? xs[" + k + "] : m;");
+        std::string len = fresh("len"), inner = fresh("inner"), o = fresh("o"), in = fresh("in"), k = fresh("k");
+        line("const long long " + len + " = " + x.dims[axis] + ";");
+        line("const long long " + inner + " = " + prod_c(x.dims, axis + 1, x.dims.size()) + ";");
+        open("for (long long " + o + " = 0; " + len + " > 0 && " + o + " < " + prod_c(x.dims, 0, axis) + "; ++" + o + ")");
+        open("for (long long " + in + " = 0; " + in + " < " + inner + "; ++" + in + ")");
+        line("const long long base = " + o + " * " + len + " * " + inner + " + " + in + ";");
+        auto at = [&](const std::string &v, const std::string &kk) { return v + "[base + " + kk + " * " + inner + "]"; };
+        line(ct + " m = " + at(x.name, "0") + ";");
+        line("for (long long " + k + " = 1; " + k + " < " + len + "; ++" + k + ") m = m < " + at(x.name, k) + " ? " +
+             at(x.name, k) + " : m;");
         line(ct + " s = " + literal(dt, 0) + ";");
-        line("for (long long " + k + " = 0; " + k + " < " + len + "; ++" + k + ") s += " + ex + "xs[" + k + "] - m);");
+        line("for (long long " + k + " = 0; " + k + " < " + len + "; ++" + k + ") s += " + ex + at(x.name, k) + " - m);");
         line(ct + " ls = " + (f ? "logf(s)" : "log(s)") + ";");
         line("(void)ls;");
         open("for (long long " + k + " = 0; " + k + " < " + len + "; ++" + k + ")");
-        line(ct + " v = xs[" + k + "];");
+        line(ct + " v = " + at(x.name, k) + ";");
         std::string val = log ? "(v - m) - ls" : ex + "v - m) / s";
-        line(r.name + "[" + o + " * " + len + " + " + k + "] = " + conv(val, dt, result) + ";");
+        line(at(r.name, k) + " = " + conv(val, dt, result) + ";");
+        close();
         close();
         close();
         return r;
@@ -722,23 +838,34 @@ public:
         return r;
     }
 
+    /** Check "v" (a long long variable) as an index of an axis of length "size" (numpy: -size
+     *  <= v < size), then make it non-negative; out of range is the interpreter's error (and
+     *  reads element 0 so that a kernel that goes on stays inside its arrays). */
+    void check_index(const std::string &v, const std::string &size, int64_t axis, const Loc &loc) {
+        open("if (" + v + " < -(long long)(" + size + ") || " + v + " >= (long long)(" + size + "))");
+        line(raise("TRLG_E_INDEX", loc, v, std::to_string(axis), size));
+        line(v + " = 0;");
+        close();
+        line("if (" + v + " < 0) " + v + " += " + size + ";");
+    }
+
+    /** numpy indexing (eval.cpp's eval_index): ints and slices select, i32 arrays gather; with
+     *  any array index the scalar indices are advanced too, and the broadcast advanced dims go
+     *  where the advanced indices stand if they are adjacent, else first. */
     Val emit_index(const ir::Node &n) {
         Val x = emit(*n.args.at(0));
         if (x.tuple) unsupported(n.loc, "indexing a tuple");
         size_t rank = x.dims.size();
         if (n.sindex.size() > rank) unsupported(n.loc, "this indexing");
-        // Per axis: a fixed coordinate (scalar index) or a range lo + j.
-        std::vector<std::string> fixed(rank), lo(rank);
-        std::vector<int64_t> maxs;
-        std::vector<std::string> dims;
+        // Per axis: kind 0 a range lo + j of length len, 1 a scalar index, 2 an index array.
+        std::vector<int> kind(rank, 0);
+        std::vector<std::string> lo(rank, "0"), len(rank), fixed(rank);
+        std::vector<Val> arr(rank);
+        bool any_array = false;
         for (size_t d = 0; d < rank; ++d) {
             std::string size = x.dims[d];
-            if (d >= n.sindex.size() || n.sindex[d].kind == ir::SpatialIndex::Full) {
-                lo[d] = "0";
-                maxs.push_back(x.maxs[d]);
-                dims.push_back(size);
-                continue;
-            }
+            len[d] = size;
+            if (d >= n.sindex.size() || n.sindex[d].kind == ir::SpatialIndex::Full) continue;
             const ir::SpatialIndex &si = n.sindex[d];
             if (si.kind == ir::SpatialIndex::Slice) {
                 std::string l = fresh("lo"), h = fresh("hi");
@@ -753,38 +880,316 @@ public:
                 };
                 norm(si.lo, "0", l);
                 norm(si.hi, size, h);
-                std::string len = fresh("len");
-                line("const long long " + len + " = trlg_max(0LL, " + h + " - " + l + ");");
+                std::string ln = fresh("len");
+                line("const long long " + ln + " = trlg_max(0LL, " + h + " - " + l + ");");
                 lo[d] = l;
-                maxs.push_back(x.maxs[d]);
-                dims.push_back(len);
+                len[d] = ln;
                 continue;
             }
             Val v = emit(*si.value);
-            if (!v.scalar()) unsupported(n.loc, "gather (indexing with an array)");
-            std::string f = fresh("ix");
-            line("long long " + f + " = " + conv(v.name, v.dt, DType::I32) + ";");
-            line("if (" + f + " < 0) " + f + " += " + size + ";");
-            fixed[d] = f;
+            if (v.tuple || v.dt == DType::Key) unsupported(n.loc, "this index value");
+            v = emit_cast(v, DType::I32, n.loc);
+            if (v.scalar()) {
+                std::string f = fresh("ix");
+                line("long long " + f + " = " + v.name + ";");
+                check_index(f, size, static_cast<int64_t>(d), n.loc);
+                fixed[d] = f;
+                kind[d] = 1;
+                continue;
+            }
+            // An index array: checked and made non-negative in a copy.
+            Val c = declare(DType::I32, v.maxs, v.dims);
+            for_elems(c, [&](const std::string &i) {
+                std::string k = fresh("ix");
+                line("long long " + k + " = " + v.at(i) + ";");
+                check_index(k, size, static_cast<int64_t>(d), n.loc);
+                line(c.at(i) + " = (int32_t)" + k + ";");
+            });
+            arr[d] = c;
+            kind[d] = 2;
+            any_array = true;
+        }
+        // The broadcast shape of the advanced indices (scalars are advanced of shape []).
+        std::vector<size_t> adv;
+        std::vector<std::string> bdims;
+        std::vector<int64_t> bmaxs;
+        if (any_array) {
+            for (size_t d = 0; d < rank; ++d) {
+                if (kind[d] == 0) continue;
+                adv.push_back(d);
+                if (kind[d] != 2) continue;
+                const Val &a = arr[d];
+                size_t r = std::max(bdims.size(), a.dims.size());
+                std::vector<std::string> nd(r);
+                std::vector<int64_t> nm(r);
+                for (size_t q = 0; q < r; ++q) {
+                    bool ha = q + a.dims.size() >= r, hb = q + bdims.size() >= r;
+                    std::string da = ha ? a.dims[q + a.dims.size() - r] : "1", db = hb ? bdims[q + bdims.size() - r] : "1";
+                    int64_t ma = ha ? a.maxs[q + a.dims.size() - r] : 1, mb = hb ? bmaxs[q + bmaxs.size() - r] : 1;
+                    if (ma == 1 && da == "1") nd[q] = db, nm[q] = mb;
+                    else if (mb == 1 && db == "1") nd[q] = da, nm[q] = ma;
+                    else if (da == db) nd[q] = da, nm[q] = ma;
+                    else unsupported(n.loc, "index arrays whose shapes broadcast only at run time");
+                }
+                bdims = nd;
+                bmaxs = nm;
+            }
+        }
+        bool adjacent = true;
+        for (size_t k = 1; k < adv.size(); ++k) adjacent = adjacent && adv[k] == adv[k - 1] + 1;
+        // Output dims: (0, d) = range axis d; (1, q) = dim q of the advanced shape.
+        std::vector<std::pair<int, size_t>> odims;
+        std::vector<int64_t> maxs;
+        std::vector<std::string> dims;
+        auto push_adv = [&] {
+            for (size_t q = 0; q < bdims.size(); ++q) {
+                odims.push_back({1, q});
+                maxs.push_back(bmaxs[q]);
+                dims.push_back(bdims[q]);
+            }
+        };
+        if (!adv.empty() && !adjacent) push_adv();
+        for (size_t d = 0; d < rank; ++d) {
+            if (!adv.empty() && adjacent && d == adv[0]) push_adv();
+            if (kind[d] == 0) {
+                odims.push_back({0, d});
+                maxs.push_back(x.maxs[d]);
+                dims.push_back(len[d]);
+            }
         }
         Val r = declare(x.dt, maxs, dims);
-        // Strides of x (actual dims).
-        std::vector<std::string> xst(rank, "1");
-        for (int64_t d = static_cast<int64_t>(rank) - 2; d >= 0; --d) xst[d] = "(" + xst[d + 1] + " * " + x.dims[d + 1] + ")";
+        auto xst = strides_c(x.dims), bst = strides_c(bdims);
         std::vector<std::string> idx;
         for (size_t k = 0; k < dims.size(); ++k) {
             std::string j = fresh("j");
             idx.push_back(j);
             open("for (long long " + j + " = 0; " + j + " < " + dims[k] + "; ++" + j + ")");
         }
+        // Flat index of the advanced block (the loop coordinates of its output dims).
+        std::string bflat;
+        for (size_t k = 0; k < odims.size(); ++k)
+            if (odims[k].first == 1) {
+                std::string t = mul_c(idx[k], bst[odims[k].second]);
+                bflat = bflat.empty() ? t : bflat + " + " + t;
+            }
+        if (bflat.empty()) bflat = "0";
         std::string src, dst;
-        for (size_t d = 0, k = 0; d < rank; ++d) {
-            std::string c = fixed[d].empty() ? lo[d] + " + " + idx[k++] : fixed[d];
-            src += (src.empty() ? "" : " + ") + ("(" + c + ") * " + xst[d]);
+        for (size_t d = 0; d < rank; ++d) {
+            std::string c;
+            if (kind[d] == 0) {
+                size_t k = 0;
+                while (!(odims[k].first == 0 && odims[k].second == d)) ++k;
+                c = lo[d] == "0" ? idx[k] : lo[d] + " + " + idx[k];
+            } else if (kind[d] == 1) {
+                c = fixed[d];
+            } else {
+                c = arr[d].name + "[" + bcast_flat(arr[d].dims, arr[d].maxs, bdims, bflat) + "]";
+            }
+            src += (src.empty() ? "" : " + ") + mul_c("(" + c + ")", xst[d]);
         }
         for (size_t k = 0; k < dims.size(); ++k) dst = dst.empty() ? idx[k] : "(" + dst + ") * " + dims[k] + " + " + idx[k];
         line(r.at(dst.empty() ? "0" : dst) + " = " + x.at(src.empty() ? "0" : src) + ";");
         for (size_t k = 0; k < dims.size(); ++k) close();
+        return r;
+    }
+
+    /** matmul with numpy's rules (value.cpp's matmul): 1-D operands get a unit dim that the
+     *  result drops, leading dims broadcast; per result element a sequential k loop. */
+    Val emit_matmul(const ir::Node &n) {
+        Val a0 = emit(*n.args.at(0)), b0 = emit(*n.args.at(1));
+        if (a0.tuple || b0.tuple || a0.dt == DType::Key || b0.dt == DType::Key || a0.scalar() || b0.scalar())
+            unsupported(n.loc, "matmul of these values");
+        DType result = n.type.dtype, dt = result == DType::Bool ? DType::I32 : result;
+        Val a = emit_cast(a0, dt, n.loc), b = emit_cast(b0, dt, n.loc);
+        bool a1 = a.dims.size() == 1, b1 = b.dims.size() == 1;
+        std::vector<std::string> ad = a.dims, bd = b.dims;
+        std::vector<int64_t> am = a.maxs, bm = b.maxs;
+        if (a1) ad.insert(ad.begin(), "1"), am.insert(am.begin(), 1);
+        if (b1) bd.push_back("1"), bm.push_back(1);
+        std::string M = ad[ad.size() - 2], K = ad.back(), N = bd.back();
+        std::vector<std::string> abd(ad.begin(), ad.end() - 2), bbd(bd.begin(), bd.end() - 2);
+        std::vector<int64_t> abm(am.begin(), am.end() - 2), bbm(bm.begin(), bm.end() - 2);
+        Val r = declare(dt, maxs_of(n.type), dims_of(n.type));
+        size_t nb = r.dims.size() - (a1 ? 0 : 1) - (b1 ? 0 : 1);
+        if (nb > r.dims.size()) unsupported(n.loc, "this matmul");
+        std::vector<std::string> batch(r.dims.begin(), r.dims.begin() + nb);
+        std::string bi = fresh("bi"), i = fresh("i"), j = fresh("j"), q = fresh("q"), ao = fresh("ao"), bo = fresh("bo");
+        std::string ct = ctype(dt);
+        open("for (long long " + bi + " = 0; " + bi + " < " + prod_c(batch) + "; ++" + bi + ")");
+        line("const long long " + ao + " = " + mul_c("(" + bcast_flat(abd, abm, batch, bi) + ")", mul_c(M, K)) + ";");
+        line("const long long " + bo + " = " + mul_c("(" + bcast_flat(bbd, bbm, batch, bi) + ")", mul_c(K, N)) + ";");
+        open("for (long long " + i + " = 0; " + i + " < " + M + "; ++" + i + ")");
+        open("for (long long " + j + " = 0; " + j + " < " + N + "; ++" + j + ")");
+        line(ct + " acc = " + literal(dt, 0) + ";");
+        std::string x = a.name + "[" + ao + " + " + i + " * " + K + " + " + q + "]";
+        std::string y = b.name + "[" + bo + " + " + q + " * " + N + " + " + j + "]";
+        std::string step = dt == DType::I32
+                               ? "acc = trlg_chk_i32((long long)acc + trlg_chk_i32((long long)" + x + " * " + y +
+                                     ", TRLG_OP_PRODUCT, " + site(n.loc) + "), TRLG_OP_SUM, " + site(n.loc) + ");"
+                               : "acc = acc + " + x + " * " + y + ";";
+        line("for (long long " + q + " = 0; " + q + " < " + K + "; ++" + q + ") " + step);
+        line(r.at("(" + bi + " * " + M + " + " + i + ") * " + N + " + " + j) + " = acc;");
+        close();
+        close();
+        close();
+        return emit_cast(r, result);
+    }
+
+    /** transpose(x, axes): the axes permuted (reversed without axes). */
+    Val emit_transpose(const ir::Node &n) {
+        Val x = emit(*n.args.at(0));
+        if (x.tuple) unsupported(n.loc, "transpose of a tuple");
+        int64_t rank = static_cast<int64_t>(x.dims.size());
+        if (rank == 0) return x;
+        std::vector<int64_t> axes;
+        if (!n.has_axes || n.axes.empty()) {
+            for (int64_t d = rank - 1; d >= 0; --d) axes.push_back(d);
+        } else {
+            if (static_cast<int64_t>(n.axes.size()) != rank) unsupported(n.loc, "these transpose axes");
+            for (int64_t a : n.axes) axes.push_back(norm_axis(a, rank, n.loc));
+        }
+        std::vector<int64_t> maxs;
+        std::vector<std::string> dims;
+        for (int64_t d = 0; d < rank; ++d) {
+            maxs.push_back(x.maxs[axes[d]]);
+            dims.push_back(x.dims[axes[d]]);
+        }
+        Val r = declare(x.dt, maxs, dims);
+        auto xst = strides_c(x.dims), rst = strides_c(dims);
+        for_elems(r, [&](const std::string &i) {
+            std::string src;
+            for (int64_t d = 0; d < rank; ++d)
+                src += (src.empty() ? "" : " + ") + mul_c(coord_c(i, dims, rst, d), xst[axes[d]]);
+            line(r.at(i) + " = " + x.at(src) + ";");
+        });
+        return r;
+    }
+
+    /** reshape: the same row-major elements under the node type's shape. */
+    Val emit_reshape(const ir::Node &n) {
+        Val x = emit(*n.args.at(0));
+        if (x.tuple) unsupported(n.loc, "reshape of a tuple");
+        Val r = x;
+        r.maxs = maxs_of(n.type);
+        r.dims = dims_of(n.type);
+        if (r.scalar() == x.scalar() && r.max_numel() <= std::max<int64_t>(1, x.max_numel())) return r;
+        Val c = declare(x.dt, r.maxs, r.dims);
+        if (c.max_numel() < x.max_numel() && !c.scalar()) unsupported(n.loc, "this reshape");
+        std::string i = fresh("i");
+        line("for (long long " + i + " = 0; " + i + " < " + x.numel() + "; ++" + i + ") " +
+             (c.scalar() ? c.name : c.name + "[" + i + "]") + " = " + x.at(i) + ";");
+        return c;
+    }
+
+    /** gather(x, idx, axis) = numpy take: x's axis replaced by idx's dims. */
+    Val emit_gather(const ir::Node &n) {
+        Val x = emit(*n.args.at(0)), idx0 = emit(*n.args.at(1));
+        if (x.tuple || idx0.tuple || idx0.dt == DType::Key || x.scalar()) unsupported(n.loc, "gather of these values");
+        Val idx = emit_cast(idx0, DType::I32, n.loc);
+        int64_t rank = static_cast<int64_t>(x.dims.size());
+        int64_t axis = norm_axis(n.has_axes && !n.axes.empty() ? n.axes[0] : 0, rank, n.loc);
+        std::vector<int64_t> maxs(x.maxs.begin(), x.maxs.begin() + axis);
+        std::vector<std::string> dims(x.dims.begin(), x.dims.begin() + axis);
+        maxs.insert(maxs.end(), idx.maxs.begin(), idx.maxs.end());
+        dims.insert(dims.end(), idx.dims.begin(), idx.dims.end());
+        maxs.insert(maxs.end(), x.maxs.begin() + axis + 1, x.maxs.end());
+        dims.insert(dims.end(), x.dims.begin() + axis + 1, x.dims.end());
+        Val r = declare(x.dt, maxs, dims);
+        std::string outer = prod_c(x.dims, 0, axis), N = x.dims[axis], inner = prod_c(x.dims, axis + 1, x.dims.size());
+        std::string o = fresh("o"), p = fresh("p"), in = fresh("in"), k = fresh("ix");
+        open("for (long long " + o + " = 0; " + o + " < " + outer + "; ++" + o + ")");
+        open("for (long long " + p + " = 0; " + p + " < " + idx.numel() + "; ++" + p + ")");
+        line("long long " + k + " = " + idx.at(p) + ";");
+        check_index(k, N, axis, n.loc);
+        line("for (long long " + in + " = 0; " + in + " < " + inner + "; ++" + in + ") " +
+             r.at("(" + o + " * " + idx.numel() + " + " + p + ") * " + inner + " + " + in) + " = " +
+             x.name + "[(" + o + " * " + N + " + " + k + ") * " + inner + " + " + in + "];");
+        close();
+        close();
+        return r;
+    }
+
+    /** cumsum(x, axis): running sums along the axis (the flattened array without one). */
+    Val emit_cumsum(const ir::Node &n) {
+        Val x0 = emit(*n.args.at(0));
+        if (x0.tuple || x0.dt == DType::Key) unsupported(n.loc, "cumsum of this value");
+        DType result = n.type.dtype, dt = result == DType::Bool ? DType::I32 : result;
+        Val x = emit_cast(x0, dt, n.loc);
+        bool has_axis = n.has_axes && !n.axes.empty();
+        if (!has_axis && !x.scalar()) {
+            x.dims = {x.numel()};
+            x.maxs = {x.max_numel()};
+        }
+        if (x.scalar()) return emit_cast(x, result);
+        int64_t axis = norm_axis(has_axis ? n.axes[0] : 0, static_cast<int64_t>(x.dims.size()), n.loc);
+        Val r = declare(dt, x.maxs, x.dims);
+        std::string N = x.dims[axis], inner = prod_c(x.dims, axis + 1, x.dims.size());
+        std::string o = fresh("o"), in = fresh("in"), k = fresh("k");
+        open("for (long long " + o + " = 0; " + o + " < " + prod_c(x.dims, 0, axis) + "; ++" + o + ")");
+        open("for (long long " + in + " = 0; " + in + " < " + inner + "; ++" + in + ")");
+        line(std::string(ctype(dt)) + " acc = " + literal(dt, 0) + ";");
+        open("for (long long " + k + " = 0; " + k + " < " + N + "; ++" + k + ")");
+        line("const long long at = (" + o + " * " + N + " + " + k + ") * " + inner + " + " + in + ";");
+        line(dt == DType::I32 ? "acc = trlg_chk_i32((long long)acc + " + x.name + "[at], TRLG_OP_SUM, " + site(n.loc) + ");"
+                              : "acc = acc + " + x.name + "[at];");
+        line(r.name + "[at] = acc;");
+        close();
+        close();
+        close();
+        return emit_cast(r, result);
+    }
+
+    /** discounted_cumsum(x, gamma, axis): y[n-1] = x[n-1], y[k] = x[k] + g·y[k+1] along the
+     *  axis, with g a scalar or an array broadcast to x (g at the position of x[k]). */
+    Val emit_discounted_cumsum(const ir::Node &n) {
+        Val x0 = emit(*n.args.at(0)), g0 = emit(*n.args.at(1));
+        if (x0.tuple || g0.tuple || x0.dt == DType::Key || g0.dt == DType::Key || x0.scalar())
+            unsupported(n.loc, "discounted_cumsum of these values");
+        DType result = n.type.dtype;
+        DType dt = result == DType::F32 || result == DType::F64 ? result : DType::F32;
+        Val x = emit_cast(x0, dt), g = emit_cast(g0, dt);
+        int64_t axis = norm_axis(n.has_axes && !n.axes.empty() ? n.axes[0] : 0, static_cast<int64_t>(x.dims.size()), n.loc);
+        Val r = declare(dt, x.maxs, x.dims);
+        std::string N = x.dims[axis], inner = prod_c(x.dims, axis + 1, x.dims.size());
+        std::string o = fresh("o"), in = fresh("in"), k = fresh("k"), ct = ctype(dt);
+        open("for (long long " + o + " = 0; " + o + " < " + prod_c(x.dims, 0, axis) + "; ++" + o + ")");
+        open("for (long long " + in + " = 0; " + in + " < " + inner + "; ++" + in + ")");
+        line(ct + " next = " + literal(dt, 0) + ";");
+        open("for (long long " + k + " = " + N + " - 1; " + k + " >= 0; --" + k + ")");
+        line("const long long at = (" + o + " * " + N + " + " + k + ") * " + inner + " + " + in + ";");
+        std::string gk = g.static_one() || g.scalar() ? (g.scalar() ? g.name : g.name + "[0]") : operand_at(g, x, "at", n.loc);
+        line(ct + " y = " + k + " == " + N + " - 1 ? " + x.name + "[at] : " + x.name + "[at] + " + gk + " * next;");
+        line(r.name + "[at] = y;");
+        line("next = y;");
+        close();
+        close();
+        close();
+        return emit_cast(r, result);
+    }
+
+    /** stack / concat along any axis (value.cpp's concat): per outer index, each operand's
+     *  chunk in turn. */
+    Val emit_concat(const ir::Node &n) {
+        bool stack = n.builtin == BuiltinOp::Stack;
+        DType dt = n.type.dtype;
+        std::vector<Val> xs;
+        for (const auto &a : n.args) xs.push_back(emit(*a));
+        if (xs.empty()) unsupported(n.loc, stack ? "stack of no arrays" : "concat of no arrays");
+        for (const auto &x : xs)
+            if (x.tuple || (x.dt == DType::Key) != (dt == DType::Key)) unsupported(n.loc, stack ? "stack of these values" : "concat of these values");
+        int64_t rank = static_cast<int64_t>(xs[0].dims.size()) + (stack ? 1 : 0);
+        if (rank == 0) unsupported(n.loc, "concat of scalars");
+        int64_t axis = norm_axis(n.has_axes && !n.axes.empty() ? n.axes[0] : 0, rank, n.loc);
+        Val r = declare(dt, maxs_of(n.type), dims_of(n.type));
+        std::string pos = fresh("pos"), o = fresh("o"), c = fresh("c");
+        line("long long " + pos + " = 0;");
+        open("for (long long " + o + " = 0; " + o + " < " + prod_c(xs[0].dims, 0, axis) + "; ++" + o + ")");
+        for (const auto &x : xs) {
+            std::string chunk = prod_c(x.dims, axis, x.dims.size());
+            line("for (long long " + c + " = 0; " + c + " < " + chunk + "; ++" + c + ") " + r.name + "[" + pos + "++] = " +
+                 conv(x.scalar() ? x.name : x.name + "[" + mul_c(o, chunk) + " + " + c + "]", x.dt, dt) + ";");
+        }
+        close();
         return r;
     }
 
@@ -795,7 +1200,8 @@ public:
         case BuiltinOp::Mean:
         case BuiltinOp::ReduceMax:
         case BuiltinOp::ReduceMin:
-        case BuiltinOp::Argmax: return emit_reduce(n, emit(*n.args.at(0)));
+        case BuiltinOp::Argmax:
+        case BuiltinOp::Logsumexp: return emit_reduce(n, emit(*n.args.at(0)));
         case BuiltinOp::Uniform:
         case BuiltinOp::Normal: {
             Val k = emit(*n.args.at(0));
@@ -831,58 +1237,38 @@ public:
             line(r.name + " = trl::fold_in(" + k.name + ", " + conv(v.name, v.dt, DType::I32) + ");");
             return r;
         }
-        case BuiltinOp::Logsumexp: return emit_logsumexp(n, emit(*n.args.at(0)));
         case BuiltinOp::Softmax:
         case BuiltinOp::LogSoftmax: return emit_softmax(n, emit(*n.args.at(0)));
         case BuiltinOp::Categorical: return emit_categorical(n, emit(*n.args.at(0)), emit(*n.args.at(1)));
-        case BuiltinOp::MatMul: unsupported(n.loc, "matmul");
-        case BuiltinOp::Transpose: unsupported(n.loc, "transpose");
-        case BuiltinOp::Reshape: unsupported(n.loc, "reshape");
+        case BuiltinOp::MatMul: return emit_matmul(n);
+        case BuiltinOp::Transpose: return emit_transpose(n);
+        case BuiltinOp::Reshape: return emit_reshape(n);
         case BuiltinOp::Concat:
-        case BuiltinOp::Stack: {
-            // Along axis 0 the result is the operands' elements one after another.
-            bool stack = n.builtin == BuiltinOp::Stack;
-            int64_t axis = n.has_axes && !n.axes.empty() ? n.axes[0] : 0;
-            if (axis != 0) unsupported(n.loc, stack ? "stack along an axis other than 0" : "concat along an axis other than 0");
-            std::vector<Val> xs;
-            for (const auto &a : n.args) xs.push_back(emit(*a));
-            for (const auto &x : xs) {
-                if (x.tuple || x.dt == DType::Key) unsupported(n.loc, stack ? "stack of these values" : "concat of these values");
-                for (const auto &d : x.dims)
-                    if (d.find_first_not_of("0123456789") != std::string::npos)
-                        unsupported(n.loc, stack ? "stack of dynamic shapes" : "concat of dynamic shapes");
-            }
-            Val r = declare(dt, maxs_of(n.type), dims_of(n.type));
-            if (r.scalar()) unsupported(n.loc, "this stack");
-            int64_t pos = 0;
-            for (const auto &x : xs) {
-                int64_t cnt = x.max_numel();
-                std::string i = fresh("i");
-                line("for (long long " + i + " = 0; " + i + " < " + std::to_string(cnt) + "; ++" + i + ") " +
-                     r.name + "[" + std::to_string(pos) + " + " + i + "] = " + conv(x.at(i), x.dt, dt) + ";");
-                pos += cnt;
-            }
-            if (pos != r.max_numel()) unsupported(n.loc, stack ? "this stack" : "this concat");
-            return r;
-        }
+        case BuiltinOp::Stack: return emit_concat(n);
         case BuiltinOp::OneHot: {
-            Val idx = emit_cast(emit(*n.args.at(0)), DType::I32);
+            Val idx = emit_cast(emit(*n.args.at(0)), DType::I32, n.loc);
             if (idx.tuple) unsupported(n.loc, "one_hot of a tuple");
             Val r = declare(dt, maxs_of(n.type), dims_of(n.type));
             std::string depth = lit_int(n.int_attr), i = fresh("i");
-            // An index outside [0, depth) is an error in the interpreter; here the row stays 0.
             for_elems(r, [&](const std::string &j) { line(r.at(j) + " = " + literal(dt, 0) + ";"); });
             open("for (long long " + i + " = 0; " + i + " < " + idx.numel() + "; ++" + i + ")");
+            line("if (" + idx.at(i) + " < 0 || " + idx.at(i) + " >= " + depth + ") " +
+                 raise("TRLG_E_ONE_HOT", n.loc, idx.at(i), depth));
             line("if (" + idx.at(i) + " >= 0 && " + idx.at(i) + " < " + depth + ") " +
                  (r.scalar() ? r.name : r.name + "[" + i + " * " + depth + " + " + idx.at(i) + "]") + " = " +
                  literal(dt, 1) + ";");
             close();
             return r;
         }
-        case BuiltinOp::Gather: unsupported(n.loc, "gather");
-        case BuiltinOp::Cumsum: unsupported(n.loc, "cumsum");
-        case BuiltinOp::DiscountedCumsum: unsupported(n.loc, "discounted_cumsum");
-        case BuiltinOp::Arange: unsupported(n.loc, "arange");
+        case BuiltinOp::Gather: return emit_gather(n);
+        case BuiltinOp::Cumsum: return emit_cumsum(n);
+        case BuiltinOp::DiscountedCumsum: return emit_discounted_cumsum(n);
+        case BuiltinOp::Arange: {
+            Val r = declare(dt, maxs_of(n.type), dims_of(n.type));
+            if (r.dims.size() != 1 || !n.args.empty()) unsupported(n.loc, "this arange");
+            for_elems(r, [&](const std::string &i) { line(r.at(i) + " = " + conv(i, DType::F64, dt) + ";"); });
+            return r;
+        }
         default: break;
         }
         return emit_extra_builtin(n);
@@ -945,7 +1331,7 @@ public:
             Val c = emit(*n.args.at(0)), a = emit(*n.args.at(1)), b = emit(*n.args.at(2));
             return emit_where(c, a, b, n.type.is_tuple ? DType::F32 : n.type.dtype, n.type, n.loc);
         }
-        case NodeKind::Cast: return emit_cast(emit(*n.args.at(0)), n.type.dtype);
+        case NodeKind::Cast: return emit_cast(emit(*n.args.at(0)), n.type.dtype, n.loc);
         case NodeKind::Builtin: return emit_builtin(n);
         case NodeKind::Index: return emit_index(n);
         case NodeKind::Tuple: {
@@ -965,14 +1351,39 @@ public:
             line(r.name + " = trl::rng_root(stream);");
             for (const auto &a : n.args) {
                 Val v = emit(*a);
-                if (v.tuple || !v.scalar() || v.dt == DType::Key) unsupported(n.loc, "rng() of a non-scalar");
-                line(r.name + " = trl::fold_in(" + r.name + ", " + conv(v.name, v.dt, DType::I32) + ");");
+                // The interpreter takes any value with one element (an i32 scalar after sema).
+                if (v.tuple || v.max_numel() != 1 || v.dt == DType::Key) unsupported(n.loc, "rng() of a non-scalar");
+                line(r.name + " = trl::fold_in(" + r.name + ", " + conv(v.scalar() ? v.name : v.name + "[0]", v.dt, DType::I32) + ");");
             }
             return r;
         }
         case NodeKind::Extern: return emit_extern(n);
         }
         unsupported(n.loc, "this expression");
+    }
+
+    /** A trl_field initializer for emit field / saved array "v" named "key" (declares its shape
+     *  array; a tuple declares the array of its element fields, dtype TRL_TUPLE). */
+    std::string field_init(const std::string &key, const Val &v, const Loc &loc) {
+        if (v.tuple) {
+            std::vector<std::string> elems;
+            for (const auto &e : v.elems) elems.push_back(field_init("", e, loc));
+            std::string arr = fresh("elems");
+            std::string init;
+            for (const auto &e : elems) init += (init.empty() ? "" : ", ") + e;
+            line("const trl_field " + arr + "[] = {" + (init.empty() ? "{\"\", TRL_F32, 0, nullptr, nullptr}" : init) + "};");
+            return "{" + c_string(key) + ", TRL_TUPLE, " + std::to_string(v.elems.size()) + ", nullptr, " + arr + "}";
+        }
+        if (dtype_code(v.dt) < 0) unsupported(loc, "emitting or saving a random key");
+        std::string shape = "nullptr";
+        if (!v.scalar()) {
+            shape = fresh("shape");
+            std::string dims;
+            for (const auto &d : v.dims) dims += (dims.empty() ? "" : ", ") + std::string("(long long)(") + d + ")";
+            line("const long long " + shape + "[] = {" + dims + "};");
+        }
+        return "{" + c_string(key) + ", " + dtype_macro(v.dt) + ", " + std::to_string(v.dims.size()) + ", " + shape +
+               ", " + (v.scalar() ? "&" + v.name : v.name) + "}";
     }
 
     /** Builtins added after the core set (codegen/extra_builtins.h). */
@@ -999,23 +1410,6 @@ TRL_HOST_DEVICE inline long long trlg_pmod(long long a, long long m) {
 TRL_HOST_DEVICE inline long long trlg_floordiv(long long a, long long b) {
     long long q = a / b;
     return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-TRL_HOST_DEVICE inline int32_t trlg_idiv(int32_t a, int32_t b) {
-    if (b == 0) return 0;  // the interpreter reports "integer division by zero"
-    return (int32_t)trlg_floordiv(a, b);
-}
-TRL_HOST_DEVICE inline int32_t trlg_imod(int32_t a, int32_t b) {
-    if (b == 0) return 0;  // the interpreter reports "integer modulo by zero"
-    return (int32_t)trlg_pmod(a, b);
-}
-TRL_HOST_DEVICE inline int32_t trlg_ipow(int32_t x, int32_t b) {
-    long long r = 1;
-    for (int32_t k = 0; k < b; ++k) {
-        r *= x;
-        if (r == 0 || r == 1) break;
-    }
-    if (r == -1 || (r == 1 && x == -1)) r = (b % 2 && x == -1) ? -1 : 1;
-    return (int32_t)r;
 }
 TRL_HOST_DEVICE inline float trlg_pymodf(float a, float b) {
     float r = fmodf(a, b);
@@ -1065,6 +1459,223 @@ inline const char *dtype_macro(DType d) {
     case DType::F32: return "TRL_F32";
     default: return "TRL_F64";
     }
+}
+
+/** Byte offsets of the loaded tensors (`load`) in the region after the arena tail, in
+ *  Program::tensors order, 256-byte aligned; "total" gets the region's size. */
+inline std::map<int, int64_t> load_offsets(const ir::Program &prog, int64_t *total) {
+    std::map<int, int64_t> off;
+    int64_t at = 0;
+    for (size_t t = 0; t < prog.tensors.size(); ++t) {
+        if (!prog.tensors[t].is_load) continue;
+        off[static_cast<int>(t)] = at;
+        at += (value_bytes(prog.tensors[t].type) + 255) / 256 * 256;
+    }
+    if (total) *total = at;
+    return off;
+}
+
+/** The leaves (arrays) of a loaded tensor's type, in order. */
+inline void type_leaves(const ir::Type &t, std::vector<const ir::Type *> &out) {
+    if (!t.is_tuple) {
+        out.push_back(&t);
+        return;
+    }
+    for (const auto &e : t.elems) type_leaves(e, out);
+}
+
+/** What every generated file defines after its includes and kArenaBytes: the helpers of
+ *  kPrelude, the run-time errors (messages of interp/value.cpp and eval.cpp, reported as
+ *  "path:line:col: error: message" and exit 1), and trlg_start, which reads the loaded
+ *  tensors into the region after the arena tail. */
+inline std::string prelude(const ir::Program &prog, const SourceManager *sm) {
+    std::string s = kPrelude;
+    s += R"TRLG(
+// ---- run-time errors: a failing check in a kernel records the first error in the arena tail
+// (device, or an OpenMP team); the host reports it after the launch.  Elsewhere it is reported
+// at once.  Messages are those of the reference interpreter.
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include <stdio.h>
+enum { TRLG_E_INDEX = 1, TRLG_E_OVERFLOW, TRLG_E_DIV0, TRLG_E_MOD0, TRLG_E_NAN_I32, TRLG_E_RANGE_I32,
+       TRLG_E_EMPTY, TRLG_E_ONE_HOT, TRLG_E_NEG_POW };
+enum { TRLG_OP_ADDITION, TRLG_OP_SUBTRACTION, TRLG_OP_MULTIPLICATION, TRLG_OP_DIVISION, TRLG_OP_NEGATION,
+       TRLG_OP_ABS, TRLG_OP_SUM, TRLG_OP_PRODUCT, TRLG_OP_POWER };
+struct trlg_error_rec {
+    int kind, file, line, col;
+    double v[3];
+};
+)TRLG";
+    s += "static const char *const kTrlFiles[] = {";
+    if (!sm || sm->size() == 0) s += "\"<input>\"";
+    for (int f = 0; sm && f < static_cast<int>(sm->size()); ++f) s += std::string(f ? ", " : "") + c_string(sm->file(f).path);
+    s += "};\n";
+    s += R"TRLG(static void trlg_report(int file, int line, int col, int kind, double a, double b, double c) {
+    static const char *const ops[] = {"addition", "subtraction", "multiplication", "division", "negation",
+                                      "abs", "sum", "product", "power"};
+    static const char *const reductions[] = {"max", "min", "argmax"};
+    char msg[512];
+    switch (kind) {
+    case TRLG_E_INDEX:
+        snprintf(msg, sizeof msg, "index %lld is out of bounds for axis %lld with size %lld", (long long)a,
+                 (long long)b, (long long)c);
+        break;
+    case TRLG_E_OVERFLOW:
+        snprintf(msg, sizeof msg, "i32 overflow in %s (result %.17g is outside [-2147483648, 2147483647])",
+                 ops[(int)b], a);
+        break;
+    case TRLG_E_DIV0: snprintf(msg, sizeof msg, "integer division by zero"); break;
+    case TRLG_E_MOD0: snprintf(msg, sizeof msg, "integer modulo by zero"); break;
+    case TRLG_E_NAN_I32: snprintf(msg, sizeof msg, "cannot convert NaN to i32"); break;
+    case TRLG_E_RANGE_I32:
+        snprintf(msg, sizeof msg, "value %.17g is out of the i32 range in a conversion to i32", a);
+        break;
+    case TRLG_E_EMPTY:
+        snprintf(msg, sizeof msg, "%s of an empty array (zero-size reduction)", reductions[(int)a]);
+        break;
+    case TRLG_E_ONE_HOT:
+        snprintf(msg, sizeof msg, "one_hot index %.17g is out of range [0, %lld)", a, (long long)b);
+        break;
+    case TRLG_E_NEG_POW:
+        snprintf(msg, sizeof msg, "negative integer power %.17g ** %.17g (use a float base)", a, b);
+        break;
+    default: snprintf(msg, sizeof msg, "run-time error %d", kind); break;
+    }
+    (void)c;
+    const int nfiles = (int)(sizeof kTrlFiles / sizeof kTrlFiles[0]);
+    char full[1024];
+    snprintf(full, sizeof full, "%s:%d:%d: error: %s", file >= 0 && file < nfiles ? kTrlFiles[file] : "<input>",
+             line, col, msg);
+    trl_runtime_error(full);
+}
+TRL_HOST_DEVICE inline void trlg_raise(const char *arena, int file, int line, int col, int kind, double a,
+                                       double b, double c) {
+#ifdef __CUDA_ARCH__
+    trlg_error_rec *r = (trlg_error_rec *)(arena + kArenaBytes);
+    if (atomicCAS(&r->kind, 0, kind) == 0) {
+        r->file = file;
+        r->line = line;
+        r->col = col;
+        r->v[0] = a;
+        r->v[1] = b;
+        r->v[2] = c;
+        __threadfence();
+    }
+#else
+#ifdef _OPENMP
+    if (omp_in_parallel()) {
+        trlg_error_rec *r = (trlg_error_rec *)(arena + kArenaBytes);
+#pragma omp critical(trlg_raise)
+        if (r->kind == 0) {
+            r->kind = kind;
+            r->file = file;
+            r->line = line;
+            r->col = col;
+            r->v[0] = a;
+            r->v[1] = b;
+            r->v[2] = c;
+        }
+        return;
+    }
+#endif
+    (void)arena;
+    trlg_report(file, line, col, kind, a, b, c);
+#endif
+}
+/* After every launch (TRL_LAUNCH): report the error a kernel recorded. */
+static void trlg_check(trl_ctx *ctx, const char *arena) {
+    trlg_error_rec r;
+    TRL_CHECK(trl_to_host(ctx, &r, arena + kArenaBytes, sizeof r));
+    if (r.kind != 0) trlg_report(r.file, r.line, r.col, r.kind, r.v[0], r.v[1], r.v[2]);
+}
+#undef TRL_AFTER_LAUNCH
+#define TRL_AFTER_LAUNCH() trlg_check(ctx, arena)
+TRL_HOST_DEVICE inline int32_t trlg_chk_i32(long long v, int op, const char *arena, int f, int l, int c) {
+    if (v < -2147483648LL || v > 2147483647LL) {
+        trlg_raise(arena, f, l, c, TRLG_E_OVERFLOW, (double)v, op, 0);
+        return 0;
+    }
+    return (int32_t)v;
+}
+TRL_HOST_DEVICE inline int32_t trlg_idiv(int32_t a, int32_t b, const char *arena, int f, int l, int c) {
+    if (b == 0) {
+        trlg_raise(arena, f, l, c, TRLG_E_DIV0, 0, 0, 0);
+        return 0;
+    }
+    return trlg_chk_i32(trlg_floordiv(a, b), TRLG_OP_DIVISION, arena, f, l, c);
+}
+TRL_HOST_DEVICE inline int32_t trlg_imod(int32_t a, int32_t b, const char *arena, int f, int l, int c) {
+    if (b == 0) {
+        trlg_raise(arena, f, l, c, TRLG_E_MOD0, 0, 0, 0);
+        return 0;
+    }
+    return (int32_t)trlg_pmod(a, b);
+}
+TRL_HOST_DEVICE inline int32_t trlg_ipow(int32_t x, int32_t b, const char *arena, int f, int l, int c) {
+    if (b < 0) {
+        trlg_raise(arena, f, l, c, TRLG_E_NEG_POW, x, b, 0);
+        return 0;
+    }
+    long long r = 1;
+    for (int32_t k = 0; k < b; ++k) {
+        r *= x;
+        if (r < -2147483648LL || r > 2147483647LL) return trlg_chk_i32(r, TRLG_OP_POWER, arena, f, l, c);
+        if (r == 0 || r == 1) break;
+    }
+    if (r == -1 || (r == 1 && x == -1)) r = (b % 2 && x == -1) ? -1 : 1;
+    return (int32_t)r;
+}
+TRL_HOST_DEVICE inline int32_t trlg_f2i(double x, const char *arena, int f, int l, int c) {
+    if (x != x) {
+        trlg_raise(arena, f, l, c, TRLG_E_NAN_I32, 0, 0, 0);
+        return 0;
+    }
+    double t = trunc(x);
+    if (t < -2147483648.0 || t > 2147483647.0) {
+        trlg_raise(arena, f, l, c, TRLG_E_RANGE_I32, x, 0, 0);
+        return 0;
+    }
+    return (int32_t)t;
+}
+)TRLG";
+    // Loaded tensors.
+    int64_t total = 0;
+    auto offs = load_offsets(prog, &total);
+    s += "\n// ---- loaded tensors: read at start into the region after the arena tail\n";
+    s += "static const size_t kLoadBase = kArenaBytes + TRL_ARENA_TAIL;\n";
+    s += "static const size_t kLoadBytes = " + std::to_string(total) + ";\n";
+    s += "static const size_t kHostBytes = kLoadBase + kLoadBytes;  // the host mirror\n";
+    s += "static void trlg_start(trl_ctx *ctx, char *arena, char *host) {\n";
+    for (const auto &[t, off] : offs) {
+        const ir::Tensor &x = prog.tensors[t];
+        std::vector<const ir::Type *> leaves;
+        type_leaves(x.type, leaves);
+        std::string fields;
+        int64_t at = off;
+        s += "    {  // " + x.name + "\n";
+        for (size_t k = 0; k < leaves.size(); ++k) {
+            const ir::Type &lt = *leaves[k];
+            std::string shape = "nullptr";
+            if (!lt.shape.empty()) {
+                shape = "shape" + std::to_string(k);
+                std::string d;
+                for (const auto &e : lt.shape) d += (d.empty() ? "" : ", ") + std::to_string(e.max_value) + "LL";
+                s += "        static const long long " + shape + "[] = {" + d + "};\n";
+            }
+            int code = dtype_code(lt.dtype);
+            fields += std::string(fields.empty() ? "" : ", ") + "{\"\", " + (code < 0 ? "-1" : dtype_macro(lt.dtype)) + ", " +
+                      std::to_string(lt.shape.size()) + ", " + shape + ", host + kLoadBase + " + std::to_string(at) + "}";
+            at += value_bytes(lt);
+        }
+        s += "        const trl_field arrays[] = {" + fields + "};\n";
+        s += "        TRL_CHECK(trl_load_arrays(ctx, " + c_string(x.load_path) + ", " + c_string(x.name) + ", " +
+             (x.type.is_tuple ? "1" : "0") + ", arrays, " + std::to_string(leaves.size()) + "));\n";
+        s += "    }\n";
+    }
+    s += "    if (kLoadBytes > 0) TRL_CHECK(trl_to_device(ctx, arena + kLoadBase, host + kLoadBase, kLoadBytes));\n";
+    s += "    (void)ctx;\n    (void)arena;\n    (void)host;\n}\n";
+    return s;
 }
 
 }  // namespace trlc::codegen

@@ -32,6 +32,8 @@ using trl_rt::set_error;
 
 namespace {
 
+trl_ctx *g_ctx = nullptr;  // the program's context, for trl_runtime_error
+
 const char *dtype_name(int dt) {
     switch (dt) {
     case TRL_BOOL: return "bool";
@@ -195,6 +197,25 @@ void flush_pending(trl_ctx *ctx, bool all) {
     }
 }
 
+/** The JSON of one emit field's value (a tuple: a list of its elements); false if malformed. */
+bool append_field(std::string &line, const trl_field &fd) {
+    if (fd.dtype == TRL_TUPLE) {
+        if (fd.rank < 0 || (fd.rank > 0 && !fd.data)) return false;
+        const trl_field *elems = static_cast<const trl_field *>(fd.data);
+        line += '[';
+        for (int k = 0; k < fd.rank; ++k) {
+            if (k) line += ',';
+            if (!append_field(line, elems[k])) return false;
+        }
+        line += ']';
+        return true;
+    }
+    if (!valid_dtype(fd.dtype) || fd.rank < 0) return false;
+    std::vector<int64_t> shape(fd.shape, fd.shape + fd.rank);
+    trl::json_append_array(line, npy_dtype(fd.dtype), fd.rank, shape.data(), fd.data);
+    return true;
+}
+
 }  // namespace
 
 extern "C" {
@@ -302,7 +323,9 @@ int trl_init(trl_ctx **out, const trl_program_info *info, int argc, char **argv)
         }
     }
     int rc = trl_rt::device_init(ctx);
-    if (rc == TRL_OK) rc = trl_rt::device_alloc_arena(ctx, info->arena_bytes);
+    // One allocation: the arena, the error record of kernels, the loaded tensors.
+    if (rc == TRL_OK) rc = trl_rt::device_alloc_arena(ctx, info->arena_bytes + TRL_ARENA_TAIL + info->load_bytes);
+    ctx->arena_bytes = info->arena_bytes;
     if (rc != TRL_OK) {
         std::fprintf(stderr, "%s: error: %s\n", prog.c_str(), ctx->last_error.c_str());
         if (ctx->out && ctx->out != stdout) std::fclose(ctx->out);
@@ -311,6 +334,7 @@ int trl_init(trl_ctx **out, const trl_program_info *info, int argc, char **argv)
         return rc;
     }
     ctx->progress = !ctx->quiet && isatty(STDERR_FILENO) && info->num_streams > 0;
+    g_ctx = ctx;
     ctx->start_time = ctx->last_progress = trl_now_seconds();
     *out = ctx;
     return TRL_OK;
@@ -368,14 +392,12 @@ int trl_emit(trl_ctx *ctx, int stream, long long index, const trl_field *fields,
     std::string line = "{";
     for (int f = 0; f < num_fields; ++f) {
         const trl_field &fd = fields[f];
-        if (!valid_dtype(fd.dtype) || fd.rank < 0)
-            return set_error(ctx, TRL_EINTERNAL, "emit field with a bad dtype or rank");
         if (f) line += ',';
         line += '"';
         line += fd.key;
         line += "\":";
-        std::vector<int64_t> shape(fd.shape, fd.shape + fd.rank);
-        trl::json_append_array(line, npy_dtype(fd.dtype), fd.rank, shape.data(), fd.data);
+        if (!append_field(line, fd))
+            return set_error(ctx, TRL_EINTERNAL, "emit field with a bad dtype or rank");
     }
     line += "}\n";
     ++ctx->records;
@@ -426,6 +448,52 @@ int trl_load(trl_ctx *ctx, const char *path, int dtype, int rank, const long lon
                              shape_text(rank, shape));
     std::memcpy(dst, a.data.data(), a.data.size());
     return TRL_OK;
+}
+
+int trl_load_arrays(trl_ctx *ctx, const char *path, const char *name, int tuple, const trl_field *arrays,
+                    int num_arrays) {
+    std::string p = path ? path : "", who = name ? name : "the tensor", err;
+    std::vector<std::pair<std::string, trl::NpyArray>> got;
+    bool npz = p.size() >= 4 && p.compare(p.size() - 4, 4, ".npz") == 0;
+    if (npz) {
+        std::vector<trl::NpzMember> ms;
+        if (!trl::npz_load(p, &ms, &err)) return set_error(ctx, TRL_EIO, "cannot load " + err);
+        if (static_cast<int>(ms.size()) != num_arrays)
+            return set_error(ctx, TRL_EIO,
+                             p + " holds " + std::to_string(ms.size()) + " arrays, but " + who +
+                                 (tuple ? " is declared a tuple of " + std::to_string(num_arrays) : " is one array"));
+        for (auto &m : ms) got.push_back({p + "[" + m.first + "]", std::move(m.second)});
+    } else {
+        trl::NpyArray a;
+        if (!trl::npy_load(p, &a, &err)) return set_error(ctx, TRL_EIO, "cannot load " + err);
+        if (num_arrays != 1)
+            return set_error(ctx, TRL_EIO, p + " holds one array, but " + who + " is declared a tuple");
+        got.push_back({p, std::move(a)});
+    }
+    for (int i = 0; i < num_arrays; ++i) {
+        const trl_field &f = arrays[i];
+        const trl::NpyArray &a = got[i].second;
+        std::vector<int64_t> want(f.shape, f.shape + f.rank);
+        if (!valid_dtype(f.dtype) || a.dtype != npy_dtype(f.dtype) || a.shape != want)
+            return set_error(ctx, TRL_EIO,
+                             got[i].first + " holds " + trl::npy_dtype_name(a.dtype) +
+                                 (a.shape.empty() ? "" : shape_text(a.shape)) + ", but " + who +
+                                 (num_arrays > 1 ? " element " + std::to_string(i) : "") + " is declared " +
+                                 (valid_dtype(f.dtype) ? dtype_name(f.dtype) : "?") +
+                                 (f.rank == 0 ? "" : shape_text(f.rank, f.shape)));
+        std::memcpy(const_cast<void *>(f.data), a.data.data(), a.data.size());
+    }
+    return TRL_OK;
+}
+
+void trl_runtime_error(const char *message) {
+    trl_ctx *ctx = g_ctx;
+    if (ctx && ctx->out) {
+        flush_pending(ctx, false);
+        std::fflush(ctx->out);
+    }
+    std::fprintf(stderr, "%s\n", message ? message : "run-time error");
+    std::exit(1);
 }
 
 void trl_fail(trl_ctx *ctx, int status, const char *call, const char *file, int line) {

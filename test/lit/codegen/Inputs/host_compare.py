@@ -1,14 +1,21 @@
-"""host_compare.py TRLC RUNTIME_DIR CXX PROGRAM.trl... — build each program for the host from
-`trlc --emit=cuda` (runtime compiled once) and run it; compare with `trlc --interpret` run in
-its own directory: stdout bytes, exit code, and every file either writes (saves).  Prints
-"same: NAME (L lines, F files)" per program, or "DIFF: NAME: reason" and exits 1 at the end."""
+"""host_compare.py [--errors] TRLC RUNTIME_DIR CXX PROGRAM.trl... — build each program for the
+host from `trlc --emit=cuda` (runtime compiled once) and run it; compare with `trlc --interpret`
+run in its own directory: stdout bytes, exit code, and every file either writes (saves).  Prints
+"same: NAME (L lines, F files)" per program, or "DIFF: NAME: reason" and exits 1 at the end.
+With --errors (programs that fail at run time): compares the exit code and the first line of
+stderr (the interpreter's "path:line:col: error: message"), and prints "same error: NAME: E",
+E being that line without the path."""
 import os
 import subprocess
 import sys
 import tempfile
 
-trlc, runtime, cxx = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3]
-programs = sys.argv[4:]
+args = sys.argv[1:]
+errors = args[:1] == ["--errors"]
+if errors:
+    args = args[1:]
+trlc, runtime, cxx = os.path.abspath(args[0]), args[1], args[2]
+programs = args[3:]
 work = tempfile.mkdtemp(prefix="trlc-host-compare-")
 objs = []
 for src in ["rt/trl_rt_host.cpp", "rt/trl_rt_common.cpp", "trl_npy.cpp", "trl_json.cpp"]:
@@ -20,7 +27,10 @@ for src in ["rt/trl_rt_host.cpp", "rt/trl_rt_common.cpp", "trl_npy.cpp", "trl_js
 
 def run_in(directory, cmd):
     os.makedirs(directory, exist_ok=True)
-    p = subprocess.run(cmd, cwd=directory, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    p = subprocess.run(cmd, cwd=directory, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if errors:
+        first = p.stderr.decode(errors="replace").split("\n")[0]
+        return p.returncode, first
     files = {}
     for name in sorted(os.listdir(directory)):
         path = os.path.join(directory, name)
@@ -48,6 +58,13 @@ for prog in programs:
                     "-x", "none"] + objs + ["-lopenblas", "-o", exe], check=True)
     g = run_in(os.path.join(d, "gen"), [exe, "--quiet"])
     i = run_in(os.path.join(d, "interp"), [trlc, os.path.abspath(prog), "--interpret"])
+    if errors:
+        if g != i or g[0] == 0:
+            print(f"DIFF: {name}: generated exit {g[0]} {g[1]!r}, interpreter exit {i[0]} {i[1]!r}")
+            failed = True
+        else:
+            print(f"same error: {name}: exit {g[0]}: {g[1].split(': ', 1)[1]}")
+        continue
     if g != i:
         what = "exit code" if g[0] != i[0] else "stdout" if g[1] != i[1] else "saved files"
         print(f"DIFF: {name}: {what} (generated exit {g[0]}, interpreter exit {i[0]})")
