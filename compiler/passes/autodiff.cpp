@@ -1171,10 +1171,12 @@ private:
         return static_cast<int>(prog_.tensors.size()) - 1;
     }
 
-    /** The equations of z (a single plain one for a load or an equation-less tensor). */
-    std::vector<Equation> shapes_of(int z) const {
+    /** The equations whose patterns adj_z mirrors: z's own, or a single plain one over z's
+     *  dims for a leaf x (only read by the grad, at the equation's point, inside the dims'
+     *  bounds), a load or an equation-less tensor. */
+    std::vector<Equation> shapes_of(int z, bool plain) const {
         const Tensor &t = prog_.tensors[z];
-        if (!t.equations.empty()) return t.equations;
+        if (!t.equations.empty() && !plain) return t.equations;
         Equation e;
         for (size_t k = 0; k < t.dims.size(); ++k) {
             e.vars.push_back(t.dims[k]);
@@ -1619,7 +1621,7 @@ private:
                 consume(C, static_cast<int>(ei), false);
         // ---- adjoint equations
         for (int z : order) {
-            const std::vector<Equation> zeqs = shapes_of(z);
+            const std::vector<Equation> zeqs = shapes_of(z, is_x[z]);
             const Type zt = prog_.tensors[z].type;
             std::vector<std::vector<int>> paths;
             std::vector<int> p;
