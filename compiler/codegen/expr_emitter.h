@@ -176,6 +176,11 @@ inline const char *dtype_macro(DType d);
 /** Byte offsets of the loaded tensors after the arena tail (defined below). */
 inline std::map<int, int64_t> load_offsets(const ir::Program &prog, int64_t *total = nullptr);
 
+/** Locals larger than this (bytes, static maximum size) are TRLG_LARGE_LOCAL: `static
+ *  thread_local` on the host, where a few [2048, 256] f32 intermediates (2 MiB each) overflow an
+ *  8 MiB thread stack; plain (local memory) in device code. */
+constexpr int64_t kStackArrayBytes = 64 * 1024;
+
 /** A computed value inside a kernel. */
 struct Val {
     std::string name;
@@ -239,8 +244,11 @@ public:
         v.dt = dt;
         v.maxs = maxs;
         v.dims = dims;
+        int64_t n = std::max<int64_t>(1, v.max_numel());
         if (v.scalar()) line(std::string(ctype(dt)) + " " + v.name + ";");
-        else line(std::string(ctype(dt)) + " " + v.name + "[" + std::to_string(std::max<int64_t>(1, v.max_numel())) + "];");
+        else if (n * leaf_size(dt) > kStackArrayBytes)
+            line(std::string("TRLG_LARGE_LOCAL ") + ctype(dt) + " " + v.name + "[" + std::to_string(n) + "];");
+        else line(std::string(ctype(dt)) + " " + v.name + "[" + std::to_string(n) + "];");
         return v;
     }
 
@@ -753,7 +761,7 @@ public:
             line(std::string("if (y != y || y ") + (op == BuiltinOp::ReduceMin ? "<" : ">") + " v) { v = y; best = " + i + "; }");
             close();
             if (op == BuiltinOp::Argmax) line(out + " = " + conv("best", DType::I32, result) + ";");
-            else line(out + " = " + conv("v", dt, result) + ";");
+            else line(out + " = " + conv("v", dt, result) + ";  (void)best;");
             close();
             break;
         }
@@ -1358,6 +1366,7 @@ public:
             return r;
         }
         case NodeKind::Extern: return emit_extern(n);
+        case NodeKind::Grad: break;  // replaced by the autodiff pass before code generation
         }
         unsupported(n.loc, "this expression");
     }
@@ -1400,7 +1409,14 @@ private:
     std::map<const ir::Node *, Val> memo_;
 };
 
-inline const char *const kPrelude = R"(// ---- helpers: integer and float semantics of the reference interpreter (interp/value.cpp)
+inline const char *const kPrelude = R"(// ---- locals above 64 KiB: per thread, off the stack on the host (every element is written
+// before it is read, so keeping them between calls is harmless)
+#ifdef __CUDA_ARCH__
+#define TRLG_LARGE_LOCAL
+#else
+#define TRLG_LARGE_LOCAL static thread_local
+#endif
+// ---- helpers: integer and float semantics of the reference interpreter (interp/value.cpp)
 TRL_HOST_DEVICE inline long long trlg_min(long long a, long long b) { return a < b ? a : b; }
 TRL_HOST_DEVICE inline long long trlg_max(long long a, long long b) { return a > b ? a : b; }
 TRL_HOST_DEVICE inline long long trlg_pmod(long long a, long long m) {
