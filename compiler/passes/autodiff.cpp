@@ -1022,6 +1022,7 @@ struct PosMap {
 
 struct Contribution {
     int j_tensor;              // J: over C's domain, the adjoint of the value read
+    int leaf = -1;             // >= 0: J is element `leaf` of the tuple-valued J (read at points)
     int consumer;              // C
     const Equation *eq;        // Ec
     std::vector<PosMap> pos;   // per position of z
@@ -1363,6 +1364,15 @@ private:
             idx.push_back(ri);
         }
         NodePtr v = read_at(k.j_tensor, idx, loc);
+        if (k.leaf >= 0) {
+            Node g;
+            g.kind = NodeKind::TupleGet;
+            g.int_attr = k.leaf;
+            g.type = v->type.elems.at(k.leaf);
+            g.args = {v};
+            g.loc = loc;
+            v = mk(std::move(g));
+        }
         std::vector<int64_t> axes;
         for (int s = 0; s < nsum; ++s) axes.push_back(s);
         v = sum_axes(v, axes, loc);
@@ -1592,6 +1602,15 @@ private:
                 const Type &lt = l.value->type;
                 std::string zn = prog_.tensors[l.read->tensor].name;
                 for (int e : l.path) zn += "." + std::to_string(e);  // the tuple element
+                bool sums = false;  // the read leaves a variable of Ec out: J is sliced
+                for (int vp : ks[q].var_pos) sums = sums || vp < 0;
+                if (K >= 0 && !sums) {  // read K at points, take the element there
+                    ks[q].j_tensor = K;
+                    ks[q].leaf = static_cast<int>(q);
+                    ks[q].eq = self;
+                    contribs[l.read->tensor].push_back(ks[q]);
+                    continue;
+                }
                 int J = new_tensor(base_ + zn + ".from." + where, ct.dims, lt, l.read->loc);
                 for (size_t ci = 0; ci < ceqs.size(); ++ci) {
                     const Equation &ce = ceqs[ci];
@@ -1642,7 +1661,8 @@ private:
                 }
                 if (all_true) continue;
                 const Type &lt = leaf_type(zt, ks[q].path);
-                int P = new_tensor(prog_.tensors[ks[q].j_tensor].name + ".at",
+                int P = new_tensor(prog_.tensors[ks[q].j_tensor].name +
+                                       (ks[q].leaf >= 0 ? "." + std::to_string(ks[q].leaf) : "") + ".at",
                                    prog_.tensors[z].dims, lt, ks[q].loc);
                 for (size_t ei = 0; ei < zeqs.size(); ++ei) {
                     const Equation &ze = zeqs[ei];

@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Gradient checks of trlc's autodiff against central finite differences (f64).
 
-    gradcheck.py TRLC DIR [-j N] [--filter SUBSTR]
+    gradcheck.py TRLC DIR [-j N] [--filter SUBSTR,…] [--scheduled]
 
 For each program of programs.py: write prog.trl and its inputs (x.npy and the others, random
 with a fixed seed) to DIR/<name>/, run `TRLC prog.trl --interpret` to get y and g = grad(y, x),
 then rerun with x ± h·v (h = 1e-6) for every unit vector v (for more than 6 elements: 4
 random directions) and compare g·v with the central difference (y+ - y-) / 2h: |g - fd| <= 1e-6 |fd| + 1e-8 max(1, |y|) (the absolute term covers
 the rounding of y, about 1e-16 |y| / h).  Prints one line per failing program and a summary
-"N passed, M failed"; exit status 1 if any failed.
+"N passed, M failed"; exit status 1 if any failed.  --scheduled checks instead that
+`--interpret=scheduled` (the schedule and memory plan of the adjoint program) prints exactly
+what `--interpret` prints.
 """
 import argparse
 import json
@@ -62,7 +64,7 @@ def run(trlc, d, x):
     return [json.loads(l) for l in r.stdout.splitlines()]
 
 
-def check(trlc, root, p, seed):
+def check(trlc, root, p, seed, scheduled=False):
     d = os.path.join(root, p["name"])
     os.makedirs(d, exist_ok=True)
     rng = np.random.default_rng(seed)
@@ -77,6 +79,13 @@ def check(trlc, root, p, seed):
     if p["pos"]:
         x = np.abs(x) + 0.5
     try:
+        if scheduled:  # the same output from the schedule and the memory plan, no differences
+            np.save(os.path.join(d, "x.npy"), x)
+            outs = [subprocess.run([trlc, "prog.trl"] + mode, cwd=d, capture_output=True, text=True)
+                    for mode in (["--interpret"], ["--interpret=scheduled"])]
+            if outs[0].returncode or outs[1].returncode or outs[0].stdout != outs[1].stdout:
+                return "%s: --interpret=scheduled differs: %s" % (p["name"], outs[1].stderr.strip()[:500])
+            return None
         base = run(trlc, d, x)
         per_point = len(base) > 1 or "loss[i]" in p["body"]
         rows = x.reshape(len(base), -1) if per_point else x.reshape(1, -1)
@@ -111,12 +120,15 @@ def main():
     ap.add_argument("trlc")
     ap.add_argument("dir")
     ap.add_argument("-j", type=int, default=2)
-    ap.add_argument("--filter", default="")
+    ap.add_argument("--filter", default="", help="only programs whose name contains any of "
+                    "these comma-separated substrings")
+    ap.add_argument("--scheduled", action="store_true", help="instead of finite differences, "
+                    "check that --interpret=scheduled prints what --interpret prints")
     a = ap.parse_args()
     a.trlc = os.path.abspath(a.trlc)
-    ps = [p for p in programs.programs() if a.filter in p["name"]]
+    ps = [p for p in programs.programs() if any(f in p["name"] for f in a.filter.split(","))]
     with ThreadPoolExecutor(a.j) as ex:
-        res = list(ex.map(lambda kp: check(a.trlc, a.dir, kp[1], kp[0]), enumerate(ps)))
+        res = list(ex.map(lambda kp: check(a.trlc, a.dir, kp[1], kp[0], a.scheduled), enumerate(ps)))
     bad = [r for r in res if r]
     for r in bad:
         print("FAIL", r)
