@@ -24,14 +24,16 @@
 //    plus a constant (`z[t-1]`, `z[t+1]`: adj_z[u] takes J at the consumer's point t = u+1 /
 //    u-1, guarded by that point being in the consumer's equation: its variable range and guard —
 //    backprop through time), a constant (`z[0]`: only at u = 0), or a constant slice (`z[0:T]`:
-//    the slice axis of g_r is indexed at u - lo).  Variables of Ec that no position of the read
-//    uses (logits[b, i, t] reading net[i]) are summed over: J is read with a slice over them and
-//    reduced with sum.  A contribution whose guard is not always true goes to its own tensor
+//    the slice axis of g_r is indexed at u - lo); a dynamic slice (`z[t:T]`, `z[0:t+1]`) is
+//    read like the static slice 0:max(hi) after g_r has been placed at lo in a zero array of
+//    that length (one_hot), its variable being summed.  Variables of Ec that no position of the
+//    read uses (logits[b, i, t] reading net[i]) are summed over: J is read with a slice over them
+//    and reduced with sum.  A contribution whose guard is not always true goes to its own tensor
 //    (`….at`) with the guarded equation and an `otherwise`-like complement of zeros.
 // 5. The grad node is replaced by a read of adj_X at E0's point.
 //
-// Not supported yet (diagnosed at the read): clamped reads (`x[min(t+1, T-1)]`), slices whose
-// ends depend on a dim (`x[t:T]`), reads along V other than the identity, discounted_cumsum,
+// Not supported yet (diagnosed at the read): clamped reads (`x[min(t+1, T-1)]`), a dynamic
+// slice next to another slice, reads along V other than the identity, discounted_cumsum,
 // extern calls and random numbers inside a differentiated equation, grad of grad.
 // Derivative conventions follow PyTorch/JAX: max/min (elementwise) split ties in halves,
 // reductions max/min share the gradient evenly among tied maxima, relu'(0) = 0, |x|'(0) = 0,
@@ -1018,7 +1020,44 @@ struct PosMap {
     int var = -1;            // Var: the consumer equation's variable
     int64_t a = 0;           // Var: index = var + a; Const: the coordinate
     int64_t lo = 0, hi = 0;  // Slice
+    IndexExprPtr dyn_lo;     // Slice with ends that depend on the variables (x[t:T]): the
+                             // adjoint of the block is first placed at dyn_lo in [0, hi)
 };
+
+/** The largest value of "e" over the box [0, bounds[v]) of the variables. */
+int64_t index_max(const IndexExpr &e, const std::vector<int64_t> &bounds) {
+    if (e.kind == IndexExpr::Min) return std::min(index_max(*e.a, bounds), index_max(*e.b, bounds));
+    if (e.kind == IndexExpr::Max) return std::max(index_max(*e.a, bounds), index_max(*e.b, bounds));
+    int64_t m = e.aff.constant;
+    for (size_t v = 0; v < e.aff.coef.size(); ++v)
+        if (e.aff.coef[v] > 0) m += e.aff.coef[v] * (bounds.at(v) - 1);
+    return m;
+}
+
+/** The adjoint "g" of a dynamic block x[lo:hi] (shape [L] or [L, n]) placed in a zero array of
+ *  length "n_out" along its first axis, at lo: Σ_s one_hot(lo + s, n_out)·g[s]. */
+NodePtr place_block(NodePtr g, const IndexExprPtr &lo, int64_t n_out, Loc loc) {
+    const std::vector<Extent> &gs = g->type.shape;
+    if (gs.empty() || gs.size() > 2)
+        throw AdError{loc,
+                      "grad through a dynamic slice of a tensor of rank > 1 is not supported yet"};
+    Node ar;
+    ar.kind = NodeKind::Builtin;
+    ar.builtin = BuiltinOp::Arange;
+    ar.type = arr_type(DType::I32, {gs[0]});
+    ar.loc = loc;
+    NodePtr idx = bin(BinaryOp::Add, mk(std::move(ar)), index_expr_node(*lo, loc), loc);
+    Node oh;
+    oh.kind = NodeKind::Builtin;
+    oh.builtin = BuiltinOp::OneHot;
+    oh.int_attr = n_out;
+    oh.type = arr_type(g->type.dtype, {gs[0], sext(n_out)});
+    oh.args = {idx};
+    oh.loc = loc;
+    NodePtr ohT = transpose_(mk(std::move(oh)), {1, 0}, loc);  // [n_out, L]
+    if (gs.size() == 1) return sum_axes(bin(BinaryOp::Mul, ohT, g, loc), {1}, loc);
+    return matmul_(ohT, g, loc);
+}
 
 struct Contribution {
     int j_tensor;              // J: over C's domain, the adjoint of the value read
@@ -1252,13 +1291,25 @@ private:
             const ReadIndex &ri = r.index[j];
             PosMap p;
             if (ri.is_slice) {
-                if (ri.lo->kind != IndexExpr::Aff || ri.hi->kind != IndexExpr::Aff ||
-                    !ri.lo->aff.is_constant() || !ri.hi->aff.is_constant())
-                    throw AdError{r.loc,
-                                  "grad through the dynamic slice " + rt + " is not supported yet"};
                 p.kind = PosMap::Slice;
-                p.lo = ri.lo->aff.constant;
-                p.hi = ri.hi->aff.constant;
+                if (ri.lo->kind != IndexExpr::Aff || ri.hi->kind != IndexExpr::Aff ||
+                    !ri.lo->aff.is_constant() || !ri.hi->aff.is_constant()) {
+                    // A block whose ends move with the variables: its adjoint is placed in
+                    // [0, max hi) first, then read like the static slice 0:max hi.
+                    int nslices = 0;
+                    for (const ReadIndex &o : r.index) nslices += o.is_slice ? 1 : 0;
+                    if (nslices > 1)
+                        throw AdError{r.loc, "grad through the dynamic slice " + rt +
+                                                 " next to other slices is not supported yet"};
+                    std::vector<int64_t> bounds;
+                    for (int d : e.vars) bounds.push_back(prog_.dims[d].bound);
+                    p.dyn_lo = ri.lo;
+                    p.lo = 0;
+                    p.hi = index_max(*ri.hi, bounds);
+                } else {
+                    p.lo = ri.lo->aff.constant;
+                    p.hi = ri.hi->aff.constant;
+                }
             } else if (ri.point->kind != IndexExpr::Aff) {
                 throw AdError{r.loc,
                               "grad through the clamped read " + rt + " is not supported yet"};
@@ -1566,6 +1617,8 @@ private:
                 for (const auto &path : paths) {
                     NodePtr v = leaf_adj(g, path);
                     if (!v || !is_float_dtype(leaf_type(r->type, path).dtype)) continue;
+                    for (const PosMap &pm : k.pos)
+                        if (pm.dyn_lo) v = place_block(v, pm.dyn_lo, pm.hi, r->loc);
                     ls.push_back({r, path, v});
                     Contribution kk = k;
                     kk.path = path;
@@ -1662,7 +1715,8 @@ private:
                 if (all_true) continue;
                 const Type &lt = leaf_type(zt, ks[q].path);
                 int P = new_tensor(prog_.tensors[ks[q].j_tensor].name +
-                                       (ks[q].leaf >= 0 ? "." + std::to_string(ks[q].leaf) : "") + ".at",
+                                       (ks[q].leaf >= 0 ? "." + std::to_string(ks[q].leaf) : "") +
+                                       ".at",
                                    prog_.tensors[z].dims, lt, ks[q].loc);
                 for (size_t ei = 0; ei < zeqs.size(); ++ei) {
                     const Equation &ze = zeqs[ei];

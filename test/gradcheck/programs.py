@@ -141,6 +141,24 @@ y = sum(h[0:B, T] ** 2) + mean(h[0:B, 1])""", x=(2, 2), o=(2, 2))
 a[t] = x * f64(t + 1)
 z[t] = sum(a[0:T] * f64(t))
 y = sum(z[0:T] ** 2)""")
+    # dynamic slices: suffix t:T, prefix 0:t+1, a clipped window, blocks of vectors
+    add("dyn-suffix-prefix", """dim t < T = 4
+h[t] = x * f64(t + 1)
+m[t] = sum(h[t:T] * f64(t + 2)) + sum(h[0:t+1]) * 0.5
+y = sum(m[0:T] ** 2)""", x=(3,))
+    add("dyn-window", """dim t < T = 6
+a[t] = sin(x * f64(t + 1))
+w[t] = mean(a[max(t - 2, 0):t+1], axis=0)
+y = sum(w[0:T] * w[0:T])""", x=(2,))
+    add("dyn-recurrence", """dim t < T = 5
+h[0] = x
+h[t+1] = tanh(h[t] * 0.9 + 0.1)
+r[t] = sum(h[t+1:T+1] ** 2) + sum(logsumexp(h[0:t+1], axis=0))
+y = sum(r[0:T])""", x=(2,))
+    add("dyn-scalar-blocks", """dim t < T = 5
+a[t] = sum(x * x) * f64(t) + x[0]
+c[t] = sum(a[t:T] * arange(T - t))
+y = sum(c[0:T])""", x=(2,))
     # tuple-valued recurrence
     add("tuple-recurrence", """dim t < T = 3
 (p, q)[0] = (x, x * x)
