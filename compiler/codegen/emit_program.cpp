@@ -1,13 +1,32 @@
 // emit_program — the C++17/CUDA source of a scheduled program (see emit_program.h): the file
-// header, one kernel per statement, the host functions of emits and saves, run_program with the
-// schedule's loop nest, and main.  Expressions are written by codegen/expr_emitter.h.
+// header, the kernels (one per statement, or one per fused chain), the host functions of emits
+// and saves, run_program with the schedule's loop nest, and main.  Expressions are written by
+// codegen/expr_emitter.h.
+//
+// Fusion.  Consecutive tensor statements of one loop body (children of one Block of the loop
+// nest) become one kernel when one thread per batch point can run them in order:
+//   1. they have the same batch: the same batch dims in the same order (so the kernel's
+//      element e is the same batch point for each of them);
+//   2. every read, by a member, of a tensor that a member writes is at the reader's own batch
+//      point: the PDG access { c[p] -> x[q] } (isl) lies in { q_batch = p_batch };
+//   3. no thread touches bytes that another thread writes: two different buffers that the
+//      chain touches (one of them written by it) share arena bytes only when both are reached
+//      only at the thread's own batch point, the batch dims lead their storage order, and
+//      they start at the same offset with the same bytes per batch point (a donation chain
+//      a -> b -> c of point buffers), so each thread reuses only its own bytes.
+// One batch point's work then happens in the order of the unfused kernels, and different
+// points never share bytes, so the fused kernel computes what the separate launches did (and
+// the memory plan stays as is).  With one batch point (no batch dims) the chain is sequential
+// and always fuses.
 #include "codegen/emit_program.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
 
 #include "codegen/expr_emitter.h"
+#include "pdg/pdg_impl.h"
 
 namespace trlc {
 
@@ -18,8 +37,9 @@ using namespace codegen;
 class ProgramEmitter {
 public:
     ProgramEmitter(const ir::Program &prog, const Schedule &sched, const MemPlan &plan,
-                   const SourceManager *sm)
-        : prog_(prog), sched_(sched), plan_(plan), sm_(sm) {}
+                   const SourceManager *sm, const Pdg *pdg = nullptr,
+                   const CodegenOptions &opts = CodegenOptions())
+        : prog_(prog), sched_(sched), plan_(plan), sm_(sm), pdg_(pdg), opts_(opts) {}
 
     std::string where(const Loc &loc) const {
         if (!sm_ || !loc.valid() || loc.file >= sm_->size()) return "line " + std::to_string(loc.line);
@@ -35,7 +55,11 @@ public:
         out_ += "// The arena: one allocation; offsets and size from the memory plan (--emit=memplan).\n";
         out_ += "static const size_t kArenaBytes = " + std::to_string(plan_.peak_bytes) + ";\n\n";
         out_ += prelude(prog_, sm_);
-        for (size_t s = 0; s < sched_.statements.size(); ++s) statement_function(static_cast<int>(s));
+        if (sched_.root) plan_fusion(*sched_.root);
+        for (size_t s = 0; s < sched_.statements.size(); ++s)
+            if (sched_.statements[s].kind != Statement::Tensor || single_.count(static_cast<int>(s)))
+                statement_function(static_cast<int>(s));
+        for (size_t g = 0; g < groups_.size(); ++g) fused_function(static_cast<int>(g));
         run_program();
         main_function(main_path);
         return out_;
@@ -74,6 +98,219 @@ public:
         return s;
     }
 
+    /** The work of tensor statement "st" at one point (inside TRL_KERNEL_INDEX(e, n)), lines at
+     *  "indent": coordinates from e and a0.., random stream "stream", the value stored in place. */
+    std::string tensor_point_body(const Statement &st, int indent) {
+        const ir::Tensor &x = prog_.tensors.at(st.index);
+        const ir::Equation &eq = x.equations.at(st.equation);
+        std::string pad(indent * 4, ' '), body;
+        point_setup(st, x.dims, body, indent, "e");
+        for (size_t k = 0; k < eq.pattern.size(); ++k) {
+            const ir::PatternItem &p = eq.pattern[k];
+            if (p.kind == ir::PatternItem::Constant) continue;
+            body += pad + "const long long v" + std::to_string(p.var) + " = p" + std::to_string(k) +
+                    (p.kind == ir::PatternItem::Shift ? " - " + lit_int(p.offset) : "") + ";\n";
+        }
+        for (size_t v = 0; v < eq.vars.size(); ++v) body += pad + "(void)v" + std::to_string(v) + ";\n";
+        ExprEmitter ee(prog_, plan_, body, indent);
+        Val v = ee.emit(*eq.body);
+        if (!v.tuple && !x.type.is_tuple && v.dt != x.type.dtype) v = ee.emit_cast(v, x.type.dtype);
+        std::vector<std::string> p;
+        for (size_t k = 0; k < x.dims.size(); ++k) p.push_back("p" + std::to_string(k));
+        ee.line("char *dst = " + ee.address(st.index, p) + ";");
+        ee.store_value(x.type, v, "dst", 0, eq.loc);
+        return body;
+    }
+
+    // ---- fusion (rules in the file comment) ----------------------------------------------
+
+    /** Program dims of tensor "t" that are batch axes, in the tensor's dim order. */
+    std::vector<int> batch_dims_of(int t) const {
+        std::vector<int> b;
+        for (int d : prog_.tensors.at(t).dims)
+            if (d < static_cast<int>(sched_.batch_dims.size()) && sched_.batch_dims[d]) b.push_back(d);
+        return b;
+    }
+
+    /** Positions of the batch dims in tensor "t"'s domain. */
+    std::vector<int> batch_positions_of(int t) const {
+        std::vector<int> b;
+        const auto &dims = prog_.tensors.at(t).dims;
+        for (size_t k = 0; k < dims.size(); ++k)
+            if (dims[k] < static_cast<int>(sched_.batch_dims.size()) && sched_.batch_dims[dims[k]])
+                b.push_back(static_cast<int>(k));
+        return b;
+    }
+
+    const PdgNode *tensor_node(int t) const {
+        for (const PdgNode &n : pdg_->impl().nodes)
+            if (n.kind == PdgNode::Tensor && n.ir_index == t) return &n;
+        return nullptr;
+    }
+
+    /** Whether every point read through PDG edge "e" (consumer tensor "c", producer "u") has
+     *  the consumer point's batch coordinates: access ⊆ { c[p] -> u[q] : q_batch = p_batch }. */
+    bool same_batch_point(const PdgEdge &e, int c, int u) const {
+        if (batch_dims_of(c) != batch_dims_of(u)) return false;
+        std::vector<int> cp = batch_positions_of(c), up = batch_positions_of(u);
+        isl::map access = concrete(pdg_->impl(), e.access);
+        isl_map *eq = isl_map_universe(access.get_space().release());
+        for (size_t i = 0; i < cp.size(); ++i)
+            eq = isl_map_equate(eq, isl_dim_in, cp[i], isl_dim_out, up[i]);
+        return access.is_subset(isl::manage(eq));
+    }
+
+    /** Bytes of one batch point of tensor "t"'s buffer when the batch dims lead its storage
+     *  order (a thread's bytes are then one block), else -1. */
+    int64_t bytes_per_point(int t) const {
+        int bi = plan_.buffer_of(t);
+        if (bi < 0) return -1;
+        const Buffer &b = plan_.buffers[bi];
+        bool seen_window = false;
+        int64_t points = 1;
+        for (size_t d = 0; d < b.modulus.size(); ++d) {
+            bool batch = d < b.batch.size() && b.batch[d];
+            if (batch && seen_window) return -1;
+            if (batch) points *= b.modulus[d];
+            else if (b.modulus[d] > 1) seen_window = true;
+        }
+        return points > 0 ? b.slots / points * b.slot_bytes : -1;
+    }
+
+    /** Whether statements "g" (consecutive in one loop body) may run as one kernel. */
+    bool can_fuse(const std::vector<int> &g) {
+        const Statement &first = sched_.statements.at(g[0]);
+        std::vector<int> sig = batch_dims_of(first.index);
+        int64_t points = 1;
+        for (int d : sig) points *= prog_.dims[d].bound;
+        for (int s : g) {
+            const Statement &st = sched_.statements.at(s);
+            if (st.kind != Statement::Tensor || batch_dims_of(st.index) != sig) return false;
+            if (plan_.buffer_of(st.index) < 0) return false;
+        }
+        if (points <= 1) return true;  // one thread runs the chain in order
+        // Tensors touched: written by a member, or read (own batch point only, or not).
+        std::set<int> written;
+        std::map<int, bool> own_point;  // tensor -> every access at the thread's batch point
+        for (int s : g) {
+            written.insert(sched_.statements[s].index);
+            own_point.emplace(sched_.statements[s].index, true);
+        }
+        for (int s : g) {
+            const Statement &st = sched_.statements[s];
+            const PdgNode *node = tensor_node(st.index);
+            if (!node || st.equation < 0 || st.equation >= static_cast<int>(node->equations.size()))
+                return false;
+            for (int ei : node->equations[st.equation].edges) {
+                const PdgEdge &e = pdg_->impl().edges.at(ei);
+                const PdgNode &prod = pdg_->impl().nodes.at(e.producer);
+                if (prod.kind != PdgNode::Tensor) return false;
+                int u = prod.ir_index;
+                if (plan_.buffer_of(u) < 0) continue;  // a load: read-only, outside the plan
+                bool own = same_batch_point(e, st.index, u);
+                if (!own && written.count(u)) return false;  // rule 2
+                auto it = own_point.emplace(u, own).first;
+                it->second = it->second && own;
+            }
+        }
+        // Rule 3: shared bytes between different buffers.
+        for (auto a = own_point.begin(); a != own_point.end(); ++a) {
+            for (auto b = std::next(a); b != own_point.end(); ++b) {
+                if (!written.count(a->first) && !written.count(b->first)) continue;
+                const Buffer &ba = plan_.buffers[plan_.buffer_of(a->first)];
+                const Buffer &bb = plan_.buffers[plan_.buffer_of(b->first)];
+                if (ba.bytes == 0 || bb.bytes == 0) continue;
+                if (ba.offset + ba.bytes <= bb.offset || bb.offset + bb.bytes <= ba.offset) continue;
+                int64_t fa = bytes_per_point(a->first), fb = bytes_per_point(b->first);
+                bool aligned = a->second && b->second && fa > 0 && fa == fb && ba.offset == bb.offset;
+                if (!aligned) return false;
+            }
+        }
+        return true;
+    }
+
+    /** Group consecutive tensor statements of every Block (greedy, in order). */
+    void plan_fusion(const LoopNode &n) {
+        if (n.kind == LoopNode::User) {
+            single_.insert(n.stmt);
+            return;
+        }
+        if (n.kind != LoopNode::Block) {
+            for (const auto &ch : n.children) plan_fusion(*ch);
+            return;
+        }
+        std::vector<int> run;
+        size_t run_start = 0;
+        auto flush = [&](size_t end) {
+            if (run.size() == 1) single_.insert(run[0]);
+            if (run.size() > 1) {
+                int id = -1;
+                for (size_t g = 0; g < groups_.size(); ++g)
+                    if (groups_[g] == run) id = static_cast<int>(g);
+                if (id < 0) {
+                    id = static_cast<int>(groups_.size());
+                    groups_.push_back(run);
+                }
+                fused_at_[{&n, run_start}] = {id, end - run_start};
+            }
+            run.clear();
+        };
+        for (size_t i = 0; i < n.children.size(); ++i) {
+            const LoopNode &ch = *n.children[i];
+            bool tensor = ch.kind == LoopNode::User &&
+                          sched_.statements.at(ch.stmt).kind == Statement::Tensor;
+            if (!tensor) {
+                flush(i);
+                plan_fusion(ch);
+                continue;
+            }
+            if (!run.empty()) {
+                std::vector<int> longer = run;
+                longer.push_back(ch.stmt);
+                if (!(opts_.fuse && pdg_ && can_fuse(longer))) flush(i);
+            }
+            if (run.empty()) run_start = i;
+            run.push_back(ch.stmt);
+        }
+        flush(n.children.size());
+    }
+
+    std::string fused_name(int g) const {
+        const auto &m = groups_.at(g);
+        return "k_fused_" + ident(sched_.statements.at(m.front()).name) + "_x" + std::to_string(m.size());
+    }
+
+    /** One kernel running the statements of group "g" in order at each batch point. */
+    void fused_function(int g) {
+        const auto &members = groups_.at(g);
+        std::string names, sig;
+        for (size_t i = 0; i < members.size(); ++i) {
+            const Statement &st = sched_.statements.at(members[i]);
+            const ir::Tensor &x = prog_.tensors.at(st.index);
+            names += "//   " + st.name + ": " + x.name + " at " + where(x.equations.at(st.equation).loc) + "\n";
+            sig += ", trl::Philox2x32Key stream" + std::to_string(i);
+            for (size_t a = 0; a < st.dims.size(); ++a)
+                sig += ", long long m" + std::to_string(i) + "_a" + std::to_string(a);
+        }
+        out_ += "\n// fused: " + std::to_string(members.size()) + " statements, one launch; each batch point runs them in order:\n";
+        out_ += names;
+        out_ += "TRL_KERNEL " + fused_name(g) + "(long long n, char *arena" + sig + ") {\n";
+        out_ += "    TRL_KERNEL_INDEX(e, n) {\n";
+        for (size_t i = 0; i < members.size(); ++i) {
+            const Statement &st = sched_.statements.at(members[i]);
+            const ir::Tensor &x = prog_.tensors.at(st.index);
+            out_ += "        {  // " + st.name + ": " + x.name + " at " + where(x.equations.at(st.equation).loc) + "\n";
+            out_ += "            const trl::Philox2x32Key stream = stream" + std::to_string(i) + ";\n";
+            out_ += "            (void)stream;\n";
+            for (size_t a = 0; a < st.dims.size(); ++a)
+                out_ += "            const long long a" + std::to_string(a) + " = m" + std::to_string(i) + "_a" +
+                        std::to_string(a) + ";\n";
+            out_ += tensor_point_body(st, 3);
+            out_ += "        }\n";
+        }
+        out_ += "    }\n}\n";
+    }
+
     void statement_function(int si) {
         const Statement &st = sched_.statements[si];
         std::string fname = "k_" + ident(st.name);
@@ -85,21 +322,7 @@ public:
             out_ += "\n// " + st.name + ": " + x.name + " at " + where(eq.loc) + "\n";
             out_ += "TRL_KERNEL " + fname + "(long long n, char *arena, trl::Philox2x32Key stream" + params(st) + ") {\n";
             body += "    TRL_KERNEL_INDEX(e, n) {\n";
-            point_setup(st, x.dims, body, 2, "e");
-            for (size_t k = 0; k < eq.pattern.size(); ++k) {
-                const ir::PatternItem &p = eq.pattern[k];
-                if (p.kind == ir::PatternItem::Constant) continue;
-                body += "        const long long v" + std::to_string(p.var) + " = p" + std::to_string(k) +
-                        (p.kind == ir::PatternItem::Shift ? " - " + lit_int(p.offset) : "") + ";\n";
-            }
-            for (size_t v = 0; v < eq.vars.size(); ++v) body += "        (void)v" + std::to_string(v) + ";\n";
-            ExprEmitter ee(prog_, plan_, body, 2);
-            Val v = ee.emit(*eq.body);
-            if (!v.tuple && !x.type.is_tuple && v.dt != x.type.dtype) v = ee.emit_cast(v, x.type.dtype);
-            std::vector<std::string> p;
-            for (size_t k = 0; k < x.dims.size(); ++k) p.push_back("p" + std::to_string(k));
-            ee.line("char *dst = " + ee.address(st.index, p) + ";");
-            ee.store_value(x.type, v, "dst", 0, eq.loc);
+            body += tensor_point_body(st, 2);
             body += "    }\n";
             out_ += body + "}\n";
             return;
@@ -190,7 +413,24 @@ public:
             out_ += pad + "}\n";
             return;
         case LoopNode::Block:
-            for (const auto &ch : n.children) loop(*ch, indent);
+            for (size_t i = 0; i < n.children.size(); ++i) {
+                auto f = fused_at_.find({&n, i});
+                if (f == fused_at_.end()) {
+                    loop(*n.children[i], indent);
+                    continue;
+                }
+                int g = f->second.first;
+                std::string args;
+                for (size_t k = i; k < i + f->second.second; ++k) {
+                    const LoopNode &u = *n.children[k];
+                    args += ", s_" + ident(sched_.statements.at(u.stmt).name);
+                    for (const auto &a : u.args) args += ", " + ast_c(*a);
+                }
+                const Statement &st = sched_.statements.at(groups_[g].front());
+                out_ += pad + "TRL_LAUNCH(" + fused_name(g) + ", " +
+                        lit_int(batch_count(st, prog_.tensors.at(st.index).dims)) + ", arena" + args + ");\n";
+                i += f->second.second - 1;
+            }
             return;
         case LoopNode::User: {
             const Statement &st = sched_.statements.at(n.stmt);
@@ -283,7 +523,12 @@ private:
     const Schedule &sched_;
     const MemPlan &plan_;
     const SourceManager *sm_;
+    const Pdg *pdg_;
+    CodegenOptions opts_;
     std::string out_;
+    std::set<int> single_;                     // tensor statements launched alone somewhere
+    std::vector<std::vector<int>> groups_;     // fused chains (statement indices, in order)
+    std::map<std::pair<const LoopNode *, size_t>, std::pair<int, size_t>> fused_at_;  // block, first child -> group, length
     std::map<int, std::set<int>> emit_reads_;
 };
 
@@ -292,6 +537,11 @@ private:
 std::string emit_cuda(const ir::Program &prog, const Schedule &sched, const MemPlan &plan,
                       const SourceManager *sm) {
     return ProgramEmitter(prog, sched, plan, sm).run();
+}
+
+std::string emit_cuda(const ir::Program &prog, const Pdg &pdg, const Schedule &sched,
+                      const MemPlan &plan, const SourceManager *sm, const CodegenOptions &opts) {
+    return ProgramEmitter(prog, sched, plan, sm, &pdg, opts).run();
 }
 
 std::string emit_cuda(const ir::Program &prog, const Schedule &sched, const MemPlan &plan) {

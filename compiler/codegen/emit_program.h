@@ -1,7 +1,10 @@
 #pragma once
 // emit_program — `trlc --emit=cuda`: one C++17/CUDA source for a scheduled, memory-planned
 // program (issue 4).  The source includes trl_rt.h and trl_random.h, holds one kernel per tensor
-// statement (TRL_KERNEL over the statement's batch points), a host function per emit / save
+// statement (TRL_KERNEL over the statement's batch points) or per chain of fused statements
+// (consecutive statements of one loop body over the same batch that touch each other's values
+// only at their own batch point: one launch computes them in order per batch point), a host
+// function per emit / save
 // statement, `run_program` with the schedule's loop nest, and `main`.  Values live in one arena
 // at Buffer::offset + slot_of(point) · slot_bytes, encoded as the scheduled interpreter encodes
 // them (interp/scheduled.cpp), and every operation computes in the dtype and order of
@@ -11,6 +14,7 @@
 #include "frontend/source.h"
 #include "ir/ir.h"
 #include "memory/memplan.h"
+#include "pdg/pdg.h"
 #include "schedule/schedule.h"
 
 namespace trlc {
@@ -21,11 +25,21 @@ struct CodegenError {
     std::string message;  // "code generation does not support matmul yet"
 };
 
+/** Code generation choices (trlc flags). */
+struct CodegenOptions {
+    bool fuse = true;  // -fno-fuse: one kernel per statement
+};
+
 /** The generated source.  Throws CodegenError for an unsupported operation. */
 std::string emit_cuda(const ir::Program &prog, const Schedule &sched, const MemPlan &plan);
 
 /** As above; "sm" names the .trl files in the header and in the per-kernel line comments. */
 std::string emit_cuda(const ir::Program &prog, const Schedule &sched, const MemPlan &plan,
                       const SourceManager *sm);
+
+/** As above with the PDG, whose access relations decide which statements fuse (without it,
+ *  or with opts.fuse false, every statement is its own kernel). */
+std::string emit_cuda(const ir::Program &prog, const Pdg &pdg, const Schedule &sched,
+                      const MemPlan &plan, const SourceManager *sm, const CodegenOptions &opts);
 
 }  // namespace trlc

@@ -170,10 +170,12 @@ int run(const DriverOptions &opts, SourceManager &sm, Diagnostics &diag) {
         std::cout << doc.dump(2) << "\n";
         return 0;
     }
+    CodegenOptions codegen_opts;
+    codegen_opts.fuse = opts.fuse;
     if (opts.emit == "cuda") {
         try {
-            std::cout << finish_source(emit_cuda(*prog, sched, plan, &sm), *prog, sm,
-                                       opts.include_dirs, source_opts);
+            std::cout << finish_source(emit_cuda(*prog, pdg, sched, plan, &sm, codegen_opts), *prog,
+                                       sm, opts.include_dirs, source_opts);
         } catch (const CodegenError &e) {
             diag.error(e.loc, e.message);
             return 1;
@@ -183,7 +185,7 @@ int run(const DriverOptions &opts, SourceManager &sm, Diagnostics &diag) {
     if (!opts.output.empty()) {
         std::string source;
         try {
-            source = finish_source(emit_cuda(*prog, sched, plan, &sm), *prog, sm,
+            source = finish_source(emit_cuda(*prog, pdg, sched, plan, &sm, codegen_opts), *prog, sm,
                                    opts.include_dirs, source_opts);
         } catch (const CodegenError &e) {
             diag.error(e.loc, e.message);

@@ -15,6 +15,7 @@ struct DriverOptions {
     std::string emit;  // "", ast, types, pdg, pdg-dot, json, schedule, memplan
     std::string interpret;  // "", "pointwise" or "scheduled"
     bool vectorize = true;  // -fno-vectorize
+    bool fuse = true;       // -fno-fuse (code generation: one kernel per statement)
     std::string load_schedule;  // trl-opt --load-schedule
     std::vector<std::string> raw_defines;  // "NAME=VALUE" as typed
     std::vector<std::string> include_dirs;

@@ -72,8 +72,10 @@ isl::set instance_at(const MemInput &in, const isl::set &time);
 
 // ---- donation.cpp ------------------------------------------------------------------
 
-/** { instance -> y[q] } reads through single-point accesses (one PDG edge whose access
- *  is single-valued), for the statements of tensors. */
+/** { x[p] -> y[q] } reads through single-point accesses (one PDG edge whose access is
+ *  single-valued) for the statements of tensors: for y = x, q read by p's instance; for
+ *  y != x, q read by p itself and no other point of its instance, at p's batch point
+ *  (the batch-kernel conditions in donation.cpp). */
 isl::union_map single_point_reads(const ir::Program &prog, const PdgImpl &g, const MemInput &in);
 
 /** { x[p] -> y[q] : the instance writing p is the last reader of q, through a single-point

@@ -1,0 +1,47 @@
+"""nvcc_samples.py TRLC RUNTIME_DIR SAMPLES_DIR OUT_DIR [JOBS] — compile every samples/*.trl (a
+glob: new samples are covered without editing a test) with nvcc for sm_80 and sm_90: `trlc S
+--emit=cuda`, then `nvcc -std=c++17 -O2 -fmad=false -gencode arch=compute_80,code=sm_80
+-gencode arch=compute_90,code=sm_90 -I RUNTIME -x cu -c` (the driver's flags), JOBS samples at
+a time (default 2).  Compile only (-c): the runtime's .cu and the link are the same for every
+sample, and the driver's full build (`trlc -o --target=cuda`) is run once by the test.  Prints
+"compiled: NAME (sm_80,sm_90)" per sample in name order, or "FAILED: NAME" with the tool's
+output, and exits 1 if any failed.  Nothing runs the code (no GPU in CI)."""
+import concurrent.futures
+import glob
+import os
+import shutil
+import subprocess
+import sys
+
+trlc, runtime, samples, out = sys.argv[1:5]
+jobs = int(sys.argv[5]) if len(sys.argv) > 5 else 2
+nvcc = os.environ.get("TRLC_NVCC") or shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+os.makedirs(out, exist_ok=True)
+files = sorted(glob.glob(os.path.join(samples, "*.trl")))
+if not files:
+    sys.exit(f"no samples in {samples}")
+
+
+def build(path):
+    name = os.path.basename(path)
+    cu = os.path.join(out, name[:-4] + ".cu")
+    with open(cu, "wb") as f:
+        p = subprocess.run([trlc, path, "--emit=cuda"], stdout=f, stderr=subprocess.PIPE)
+    if p.returncode != 0:
+        return name, False, p.stderr.decode()
+    p = subprocess.run([nvcc, "-std=c++17", "-O2", "-fmad=false",
+                        "-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90,code=sm_90",
+                        "-I", runtime, "-x", "cu", "-c", cu, "-o", cu[:-3] + ".o"],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    return name, p.returncode == 0, p.stdout.decode()
+
+
+failed = False
+with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+    for name, ok, log in pool.map(build, files):
+        if ok:
+            print(f"compiled: {name} (sm_80,sm_90)")
+        else:
+            failed = True
+            print(f"FAILED: {name}\n{log}")
+sys.exit(1 if failed else 0)
