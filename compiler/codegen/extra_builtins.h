@@ -15,9 +15,11 @@ inline Val ExprEmitter::emit_extra_builtin(const ir::Node &n) {
     case BuiltinOp::Orthogonal: {
         Val k = emit(*n.args.at(0));
         Val g = emit(*n.args.at(1));
-        if (k.tuple || k.dt != DType::Key || !k.scalar()) unsupported(n.loc, "orthogonal() from this key");
+        if (k.tuple || k.dt != DType::Key || !k.scalar())
+            unsupported(n.loc, "orthogonal() from this key");
         if (g.tuple || !g.scalar()) unsupported(n.loc, "orthogonal() with a non-scalar gain");
-        if (n.type.shape.size() != 2 || !n.type.shape[0].is_static() || !n.type.shape[1].is_static())
+        const auto &sh = n.type.shape;
+        if (sh.size() != 2 || !sh[0].is_static() || !sh[1].is_static())
             unsupported(n.loc, "orthogonal() of a dynamic shape");
         int64_t rows = n.type.shape[0].max_value, cols = n.type.shape[1].max_value;
         Val r = declare(dt, maxs_of(n.type), dims_of(n.type));
@@ -33,7 +35,8 @@ inline Val ExprEmitter::emit_extra_builtin(const ir::Node &n) {
     }
     case BuiltinOp::Permutation: {
         Val k = emit(*n.args.at(0));
-        if (k.tuple || k.dt != DType::Key || !k.scalar()) unsupported(n.loc, "permutation() from this key");
+        if (k.tuple || k.dt != DType::Key || !k.scalar())
+            unsupported(n.loc, "permutation() from this key");
         if (n.type.shape.size() != 1 || !n.type.shape[0].is_static())
             unsupported(n.loc, "permutation() of a dynamic length");
         Val r = declare(DType::I32, maxs_of(n.type), dims_of(n.type));

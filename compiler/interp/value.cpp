@@ -878,7 +878,8 @@ Value normal(const Value &key, const Shape &shape, DType dt) {
 
 Value orthogonal(const Value &key, const Shape &shape, const Value &gain, DType dt) {
     const trl::RngKey &k = key_of(key);
-    if (shape.size() != 2 || shape[0] < 1 || shape[1] < 1) fail("orthogonal() needs a [rows, cols] shape");
+    if (shape.size() != 2 || shape[0] < 1 || shape[1] < 1)
+        fail("orthogonal() needs a [rows, cols] shape");
     if (gain.is_tuple || gain.numel() != 1) fail("orthogonal() needs a scalar gain");
     std::vector<double> out(static_cast<size_t>(shape[0] * shape[1]));
     std::vector<double> work(2 * out.size());

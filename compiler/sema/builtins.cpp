@@ -772,9 +772,8 @@ Val Sema::lower_builtin(const std::string &name, const ast::Expr &call, Scope &s
         if (!key_arg(k, pos(0).loc) || !numeric(x, pos(1).loc)) return {};
         ir::Type t = x.type();
         t.dtype = float_of(t.dtype);
-        return make(builtin_node(name == "uniform_like" ? ir::BuiltinOp::Uniform : ir::BuiltinOp::Normal,
-                                 t, {k.node}),
-                    k, false);
+        ir::BuiltinOp op = name == "uniform_like" ? ir::BuiltinOp::Uniform : ir::BuiltinOp::Normal;
+        return make(builtin_node(op, t, {k.node}), k, false);
     }
     if (name == "uniform" || name == "normal") {
         if (!arity(1, 2) || !keywords({"dtype"})) return {};
@@ -818,9 +817,8 @@ Val Sema::lower_builtin(const std::string &name, const ast::Expr &call, Scope &s
         if (!arity(1, 1) || !keywords({})) return {};
         return map_leaves({value(0)}, loc, scope, name, [&](const std::vector<Val> &x) -> Val {
             if (!numeric(x[0], pos(0).loc)) return {};
-            return make(builtin_node(name == "zeros_like" ? ir::BuiltinOp::Zeros : ir::BuiltinOp::Ones,
-                                     x[0].type(), {}),
-                        Val{}, false);
+            ir::BuiltinOp op = name == "zeros_like" ? ir::BuiltinOp::Zeros : ir::BuiltinOp::Ones;
+            return make(builtin_node(op, x[0].type(), {}), Val{}, false);
         });
     }
     if (name == "shape") {
@@ -882,8 +880,8 @@ Val Sema::lower_builtin(const std::string &name, const ast::Expr &call, Scope &s
         if (!key_arg(k, pos(0).loc) || !n.ok()) return {};
         if (!n.idx || n.idx->kind != ir::IndexExpr::Aff || !n.idx->aff.is_constant() ||
             n.idx->aff.constant < 1) {
-            error(pos(1).loc, "the length of permutation must be a positive integer constant, got '" +
-                                  text(pos(1).loc) + "'");
+            error(pos(1).loc, "the length of permutation must be a positive integer constant, "
+                              "got '" + text(pos(1).loc) + "'");
             return {};
         }
         ir::Type t = scalar(ir::DType::I32);
@@ -896,7 +894,8 @@ Val Sema::lower_builtin(const std::string &name, const ast::Expr &call, Scope &s
 
 Val Sema::sum_leaves(const Val &x, const ast::Expr &call, Scope &scope) {
     if (!call.kwargs.empty()) {
-        error(call.kwargs[0].loc, "sum of a tuple adds every element of every leaf; it takes no axis");
+        error(call.kwargs[0].loc,
+              "sum of a tuple adds every element of every leaf; it takes no axis");
         return {};
     }
     std::vector<Val> leaves;

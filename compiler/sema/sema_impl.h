@@ -204,8 +204,8 @@ public:
      *  Tuple arguments must have the same structure (else an error naming "what" and both
      *  types); a non-tuple argument is broadcast to every leaf.  Calls f(args) directly when
      *  no argument is a tuple. */
-    Val map_leaves(const std::vector<Val> &args, Loc loc, const Scope &scope, const std::string &what,
-                   const std::function<Val(const std::vector<Val> &)> &f);
+    Val map_leaves(const std::vector<Val> &args, Loc loc, const Scope &scope,
+                   const std::string &what, const std::function<Val(const std::vector<Val> &)> &f);
 
     SourceManager &sm_;
     Diagnostics &diag_;

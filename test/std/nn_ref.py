@@ -29,10 +29,13 @@ w = (orthogonal(rng(1), [5, 3], dtype=f64), normal(rng(1), [5, 3], dtype=f64),
 """
 r = run(trlc, body, {}, [f"w[{k}]" for k in range(9)])
 w53, a53, w35, w64, w64g, w644, w464, w64b, w64c = r
-ck.close("orthogonal [5,3] = numpy QR of the same draws", w53, ortho_ref(a53, 5, 3, 1.0), atol=1e-12)
-ck.close("orthogonal [3,5] gain 2 = numpy QR (transposed)", w35, ortho_ref(a53, 3, 5, 2.0), atol=1e-12)
+ck.close("orthogonal [5,3] = numpy QR of the same draws", w53, ortho_ref(a53, 5, 3, 1.0),
+         atol=1e-12)
+ck.close("orthogonal [3,5] gain 2 = numpy QR (transposed)", w35, ortho_ref(a53, 3, 5, 2.0),
+         atol=1e-12)
 ck.true("orthogonal default dtype f32", w64.dtype == np.float32, str(w64.dtype))
-for name, m, tall in [("64x64", w64, True), ("64x4", w644, True), ("4x64 / 0.01", w464 / 0.01, False)]:
+for name, m, tall in [("64x64", w64, True), ("64x4", w644, True),
+                      ("4x64 / 0.01", w464 / 0.01, False)]:
     m = m.astype(np.float64)
     g = m.T @ m if tall else m @ m.T
     ck.close(f"orthogonal {name}: Q^T Q = I", g, np.eye(g.shape[0]), atol=1e-6)
@@ -55,7 +58,8 @@ y1 = nn.mlp1(small, x[0])
 lin = nn.linear(actor[0], x)
 """
 outs = [f"actor[{l}][{j}]" for l in range(3) for j in range(2)]
-outs += ["critic[2][0]", "small[0][0]", "small[1][0]", "gl[0][0]", "gl[1][0]", "ya", "yr", "y1", "lin"]
+outs += ["critic[2][0]", "small[0][0]", "small[1][0]", "gl[0][0]", "gl[1][0]",
+         "ya", "yr", "y1", "lin"]
 r = run(trlc, body, dict(x=x), outs)
 aw = [(r[2 * l].astype(np.float64), r[2 * l + 1].astype(np.float64)) for l in range(3)]
 ck.true("actor shapes", [p[0].shape for p in aw] == [(4, 64), (64, 64), (64, 2)] and
@@ -69,7 +73,8 @@ crit_w, s0, s1, g0, g1, ya, yr, y1, lin = r[6:]
 ck.close("critic last layer gain 1.0", np.linalg.norm(crit_w.astype(np.float64)), 1.0, atol=1e-6)
 ck.true("mlp1_init shapes", s0.shape == (4, 8) and s1.shape == (8, 3), f"{s0.shape} {s1.shape}")
 a0 = math.sqrt(6.0 / (4 + 16))
-ck.true("glorot bounds", g0.shape == (4, 16) and np.abs(g0).max() <= a0 and np.abs(g0).max() > 0.5 * a0,
+ck.true("glorot bounds",
+        g0.shape == (4, 16) and np.abs(g0).max() <= a0 and np.abs(g0).max() > 0.5 * a0,
         str(np.abs(g0).max()))
 ck.true("glorot layers differ", g1.shape == (16, 16) and not np.allclose(g0[:, :4], g1[:4, :4]))
 

@@ -58,9 +58,10 @@ class Checker:
     def close(self, name, got, want, rtol=0.0, atol=0.0):
         self.count += 1
         got, want = np.asarray(got), np.asarray(want)
-        if got.shape != want.shape or not np.allclose(got, want, rtol=rtol, atol=atol, equal_nan=True):
+        same = got.shape == want.shape
+        if not same or not np.allclose(got, want, rtol=rtol, atol=atol, equal_nan=True):
             self.failed += 1
-            err = np.max(np.abs(got.astype(np.float64) - want)) if got.shape == want.shape else "shape"
+            err = np.max(np.abs(got.astype(np.float64) - want)) if same else "shape"
             print(f"FAIL {name}: got {got!r} want {want!r} (max err {err})")
 
     def true(self, name, cond, msg=""):

@@ -82,7 +82,8 @@ tot, tot2, tot3, o0, o1 = next(r), next(r), next(r), next(r), next(r)
 ck.close("sum(tuple) f64", tot, (seqsum(a.ravel(), np.float64) + seqsum(b, np.float64)) +
          seqsum(c, np.float64))
 ck.true("sum(tuple) f64 dtype", tot.dtype == np.float64, str(tot.dtype))
-ck.close("sum((f32, f64))", tot2, seqsum(x32.astype(np.float64), np.float64) + seqsum(a.ravel(), np.float64))
+ck.close("sum((f32, f64))", tot2,
+         seqsum(x32.astype(np.float64), np.float64) + seqsum(a.ravel(), np.float64))
 ck.true("sum((f32, f32)) is f32", tot3.dtype == np.float32, str(tot3.dtype))
 ck.close("sum((f32, f32))", tot3, np.float32(seqsum(x32, np.float32) * np.float32(2)))
 ck.close("ones_like f32 leaf", o0, np.ones(5, np.float32))
