@@ -5,7 +5,8 @@
 //   cuda: $TRLC_NVCC -std=c++17 -O2 -fmad=false -gencode arch=compute_80,code=sm_80 ...
 //         prog.cu <runtime sources> -I<runtime> -lcublas -o prog
 // -ffp-contract=off (host) and -fmad=false (nvcc) keep a * b + c two roundings, as the
-// interpreter computes it.
+// interpreter computes it; -fno-builtin-pow(f) keeps pow(x, 2.0) a call of libm's pow, as in
+// the interpreter (g++ would fold it into x * x, which differs in the last bit for ~0.1% of x).
 #include "driver/build_program.h"
 
 #include <fcntl.h>
@@ -193,12 +194,13 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
     if (target == "host") {
         tool_name = "the host C++ compiler";
         argv = {env_or("CXX", "c++"), "-std=c++17", olevel, "-fopenmp", "-ffp-contract=off",
+                "-fno-builtin-pow", "-fno-builtin-powf",
                 "-x", "c++", cu, "-x", "none", rt + "/rt/trl_rt_common.cpp",
                 rt + "/rt/trl_rt_host.cpp", rt + "/trl_npy.cpp", rt + "/trl_json.cpp",
                 "-I" + rt, "-lopenblas", "-o", opts.output};
         if (opts.standalone)  // the runtime is inside the source
             argv = {env_or("CXX", "c++"), "-std=c++17", olevel, "-fopenmp", "-ffp-contract=off",
-                    "-x", "c++", cu, "-x", "none", "-lopenblas", "-o", opts.output};
+                    "-fno-builtin-pow", "-fno-builtin-powf", "-x", "c++", cu, "-x", "none", "-lopenblas", "-o", opts.output};
     } else {
         tool_name = "nvcc";
         argv = {find_nvcc(), "-std=c++17", olevel, "-fmad=false"};
