@@ -151,6 +151,7 @@ std::string format_source(const std::string &source) {
     style.IndentWidth = 4;
     style.ColumnLimit = 100;
     style.SortIncludes = clang::format::FormatStyle::SI_Never;
+    style.ReflowComments = false;  // comments as written (the .trl line comments, notes)
     style.ForEachMacros.push_back("TRL_KERNEL_INDEX");
     style.SpaceBeforeParens = clang::format::FormatStyle::SBPO_ControlStatementsExceptControlMacros;
     std::vector<clang::tooling::Range> all{clang::tooling::Range(0, source.size())};
