@@ -277,6 +277,11 @@ public:
         if (static_dim(a) && static_dim(b)) return std::to_string(std::stoll(a) * std::stoll(b));
         return "(" + a + " * " + b + ")";
     }
+    /** "e" in parentheses unless it is a name or a literal. */
+    static std::string paren(const std::string &e) {
+        bool simple = !e.empty() && e.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == std::string::npos;
+        return simple ? e : "(" + e + ")";
+    }
     /** Π dims[from, to). */
     static std::string prod_c(const std::vector<std::string> &dims, size_t from, size_t to) {
         std::string s = "1";
@@ -993,7 +998,7 @@ public:
             } else {
                 c = arr[d].name + "[" + bcast_flat(arr[d].dims, arr[d].maxs, bdims, bflat) + "]";
             }
-            src += (src.empty() ? "" : " + ") + mul_c("(" + c + ")", xst[d]);
+            src += (src.empty() ? "" : " + ") + mul_c(paren(c), xst[d]);
         }
         for (size_t k = 0; k < dims.size(); ++k) dst = dst.empty() ? idx[k] : "(" + dst + ") * " + dims[k] + " + " + idx[k];
         line(r.at(dst.empty() ? "0" : dst) + " = " + x.at(src.empty() ? "0" : src) + ";");
@@ -1024,8 +1029,8 @@ public:
         std::string bi = fresh("bi"), i = fresh("i"), j = fresh("j"), q = fresh("q"), ao = fresh("ao"), bo = fresh("bo");
         std::string ct = ctype(dt);
         open("for (long long " + bi + " = 0; " + bi + " < " + prod_c(batch) + "; ++" + bi + ")");
-        line("const long long " + ao + " = " + mul_c("(" + bcast_flat(abd, abm, batch, bi) + ")", mul_c(M, K)) + ";");
-        line("const long long " + bo + " = " + mul_c("(" + bcast_flat(bbd, bbm, batch, bi) + ")", mul_c(K, N)) + ";");
+        line("const long long " + ao + " = " + mul_c(paren(bcast_flat(abd, abm, batch, bi)), mul_c(M, K)) + ";");
+        line("const long long " + bo + " = " + mul_c(paren(bcast_flat(bbd, bbm, batch, bi)), mul_c(K, N)) + ";");
         open("for (long long " + i + " = 0; " + i + " < " + M + "; ++" + i + ")");
         open("for (long long " + j + " = 0; " + j + " < " + N + "; ++" + j + ")");
         line(ct + " acc = " + literal(dt, 0) + ";");
