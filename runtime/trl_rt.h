@@ -153,6 +153,10 @@ int trl_load_arrays(trl_ctx *ctx, const char *path, const char *name, int tuple,
  * records already in order are written, the message goes to stderr, and the process exits 1. */
 void trl_runtime_error(const char *message);
 
+/* Host memory of "bytes" bytes for a kernel's large local (codegen's TRLG_LARGE_LOCAL), owned
+ * by the calling thread for the rest of the program; out of memory: a message and exit 1. */
+void *trl_scratch_alloc(unsigned long long bytes);
+
 /* Host-side matrix product C[m,n] = A[m,k] · B[k,n] (row-major, f32 or f64): OpenBLAS on
  * the host, cuBLAS on the device; `device` says where A, B, C live. */
 int trl_gemm(trl_ctx *ctx, int dtype, long long m, long long n, long long k, const void *a,

@@ -176,8 +176,8 @@ inline const char *dtype_macro(DType d);
 /** Byte offsets of the loaded tensors after the arena tail (defined below). */
 inline std::map<int, int64_t> load_offsets(const ir::Program &prog, int64_t *total = nullptr);
 
-/** Locals larger than this (bytes, static maximum size) are TRLG_LARGE_LOCAL: `static
- *  thread_local` on the host, where a few [2048, 256] f32 intermediates (2 MiB each) overflow an
+/** Locals larger than this (bytes, static maximum size) are TRLG_LARGE_LOCAL: a per-thread
+ *  heap buffer on the host, where a few [2048, 256] f32 intermediates (2 MiB each) overflow an
  *  8 MiB thread stack; plain (local memory) in device code. */
 constexpr int64_t kStackArrayBytes = 64 * 1024;
 
@@ -247,7 +247,7 @@ public:
         int64_t n = std::max<int64_t>(1, v.max_numel());
         if (v.scalar()) line(std::string(ctype(dt)) + " " + v.name + ";");
         else if (n * leaf_size(dt) > kStackArrayBytes)
-            line(std::string("TRLG_LARGE_LOCAL ") + ctype(dt) + " " + v.name + "[" + std::to_string(n) + "];");
+            line(std::string("TRLG_LARGE_LOCAL(") + ctype(dt) + ", " + v.name + ", " + std::to_string(n) + ");");
         else line(std::string(ctype(dt)) + " " + v.name + "[" + std::to_string(n) + "];");
         return v;
     }
@@ -1414,12 +1414,17 @@ private:
     std::map<const ir::Node *, Val> memo_;
 };
 
-inline const char *const kPrelude = R"(// ---- locals above 64 KiB: per thread, off the stack on the host (every element is written
-// before it is read, so keeping them between calls is harmless)
+inline const char *const kPrelude = R"(// ---- locals above 64 KiB: per thread, on the heap on the host (every element is written
+// before it is read, so keeping them between calls is harmless).  A thread_local array would
+// sit in the static TLS block, which glibc carves out of every new thread's stack: a large one
+// makes OpenMP's worker threads fail to start; only the pointer is thread_local here.
 #ifdef __CUDA_ARCH__
-#define TRLG_LARGE_LOCAL
+#define TRLG_LARGE_LOCAL(T, name, n) T name[n]
 #else
-#define TRLG_LARGE_LOCAL static thread_local
+#define TRLG_LARGE_LOCAL(T, name, n)                                                   \
+    static thread_local T *name##_heap = nullptr;                                       \
+    if (!name##_heap) name##_heap = static_cast<T *>(trl_scratch_alloc(sizeof(T) * (n))); \
+    T *const name = name##_heap
 #endif
 // ---- helpers: integer and float semantics of the reference interpreter (interp/value.cpp)
 TRL_HOST_DEVICE inline long long trlg_min(long long a, long long b) { return a < b ? a : b; }

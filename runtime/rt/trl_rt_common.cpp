@@ -496,6 +496,15 @@ void trl_runtime_error(const char *message) {
     std::exit(1);
 }
 
+void *trl_scratch_alloc(unsigned long long bytes) {
+    void *p = std::malloc(bytes ? bytes : 1);
+    if (!p) {
+        std::fprintf(stderr, "out of host memory: a kernel's %llu-byte scratch array\n", bytes);
+        std::exit(1);
+    }
+    return p;
+}
+
 void trl_fail(trl_ctx *ctx, int status, const char *call, const char *file, int line) {
     const char *prog = ctx ? ctx->prog.c_str() : "program";
     std::string msg = ctx && !ctx->last_error.empty() ? ctx->last_error : "failed";
