@@ -5,6 +5,8 @@ Runs `trlc FILE --emit=pdg` REPEAT times per sample and reports the median and t
 wall time of the whole process (start-up included, so it is an upper bound of the stages).
 
 usage: tools/bench/frontend_time.py [--trlc build/compiler/trlc] [--repeat 10] [FILES...]
+
+Without FILES: every samples/*.trl, then tools/bench/programs/*.trl (compile-time cases).
 """
 import argparse
 import glob
@@ -23,7 +25,8 @@ def main():
     ap.add_argument("--repeat", type=int, default=10)
     ap.add_argument("files", nargs="*")
     args = ap.parse_args()
-    files = args.files or sorted(glob.glob(os.path.join(ROOT, "samples", "*.trl")))
+    files = args.files or (sorted(glob.glob(os.path.join(ROOT, "samples", "*.trl"))) +
+                          sorted(glob.glob(os.path.join(ROOT, "tools", "bench", "programs", "*.trl"))))
     print(f"{'sample':40} {'median ms':>10} {'min ms':>8}  target < 100 ms")
     worst = 0.0
     for f in files:

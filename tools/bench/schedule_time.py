@@ -9,6 +9,8 @@ i.e. the time of the stages after the checked front half (start-up and front end
 out).  A benchmark, not a test: it fails only when trlc fails.
 
 usage: tools/bench/schedule_time.py [--trlc build/compiler/trlc] [--repeat 5] [-D N=V]... [FILES...]
+
+Without FILES: every samples/*.trl, then tools/bench/programs/*.trl (compile-time cases).
 """
 import argparse
 import glob
@@ -40,7 +42,8 @@ def main():
     ap.add_argument("-D", dest="defines", action="append", default=[], help="bound override, passed to trlc")
     ap.add_argument("files", nargs="*")
     args = ap.parse_args()
-    files = args.files or sorted(glob.glob(os.path.join(ROOT, "samples", "*.trl")))
+    files = args.files or (sorted(glob.glob(os.path.join(ROOT, "samples", "*.trl"))) +
+                          sorted(glob.glob(os.path.join(ROOT, "tools", "bench", "programs", "*.trl"))))
     extra = [x for d in args.defines for x in ("-D", d)]
     print(f"{'sample':36} {'pdg ms':>8} {'schedule ms':>12} {'sched+mem ms':>13}  target < {TARGET_MS:.0f} ms")
     worst = 0.0
