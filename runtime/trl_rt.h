@@ -49,10 +49,12 @@
     } while (0)
 #else
 #define TRL_HOST_DEVICE
-/* On the host a kernel is a function over all n elements; the loop is parallel (OpenMP). */
+/* On the host a kernel is a function over all n elements; the loop is parallel (OpenMP) when
+ * n > 1 (a one-element kernel would wake every thread for nothing). */
 #define TRL_KERNEL void
+#define TRL_PRAGMA(x) _Pragma(#x)
 #define TRL_KERNEL_INDEX(i, n) \
-    _Pragma("omp parallel for schedule(static)") for (long long i = 0; i < (n); ++i)
+    TRL_PRAGMA(omp parallel for schedule(static) if ((n) > 1)) for (long long i = 0; i < (n); ++i)
 #define TRL_LAUNCH(kernel, n, ...)                  \
     do {                                            \
         long long trl_n_ = (n);                     \

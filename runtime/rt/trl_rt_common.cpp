@@ -135,8 +135,8 @@ bool apply_bound(trl_ctx *ctx, const std::string &prog, const char *arg) {
     }
     if (!info->bound_runtime || !info->bound_runtime[k]) {
         std::fprintf(stderr,
-                     "%s: error: --bound %s: bound '%s' sizes buffers of the static arena, so it "
-                     "is fixed at compile time (%s = %lld); recompile with trlc -D %s=%s\n",
+                     "%s: error: --bound %s: bound '%s' is fixed at compile time in this program "
+                     "(%s = %lld); recompile with trlc -D %s=%s\n",
                      prog.c_str(), a.c_str(), name.c_str(), name.c_str(),
                      info->bound_defaults[k], name.c_str(), value.c_str());
         return false;

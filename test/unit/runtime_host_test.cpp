@@ -124,14 +124,14 @@ TEST(RuntimeCli, ErrorsAreMessagesAndExitOne) {
     EXPECT_EQ(trl_exit_code(TRL_EDEVICE), 2);
 }
 
-TEST(RuntimeCli, BoundThatSizesABufferIsRejected) {
+TEST(RuntimeCli, CompiledInBoundIsRejected) {
     trl_program_info info = test_info();
     trl_ctx *ctx = nullptr;
     std::string err;
     EXPECT_EQ(init_with(info, {"--bound", "N=8"}, &ctx, &err), TRL_EUSAGE);
     EXPECT_EQ(err,
-              "prog: error: --bound N=8: bound 'N' sizes buffers of the static arena, so it is "
-              "fixed at compile time (N = 4); recompile with trlc -D N=8\n");
+              "prog: error: --bound N=8: bound 'N' is fixed at compile time in this program "
+              "(N = 4); recompile with trlc -D N=8\n");
 }
 
 TEST(RuntimeCli, HelpListsBoundsAndStreams) {
