@@ -67,8 +67,14 @@ isl::map last_element(const isl::map &rel) {
     return hull.intersect_domain(rel.domain()).intersect_range(rel.range());
 }
 
-void set_options(isl::ctx ctx) {
+/* Scheduler options.  "bounded": schedule coefficients in [-1, 1] — the dims of a
+ * .trl program step by one, so unit coefficients (identity, shifts, unit skews)
+ * suffice for nearly every program, and the bound keeps isl's ILPs small (the
+ * PPO-shaped benchmark: minutes → seconds); compute() retries unbounded when no
+ * bounded schedule exists. */
+void set_options(isl::ctx ctx, bool bounded) {
     isl_ctx *c = ctx.get();
+    isl_options_set_schedule_max_coefficient(c, bounded ? 1 : -1);
     isl_options_set_schedule_serialize_sccs(c, 0);
     isl_options_set_schedule_whole_component(c, 0);
     isl_options_set_schedule_separate_components(c, 1);
@@ -78,7 +84,6 @@ void set_options(isl::ctx ctx) {
 bool compute(const Pdg &pdg, Schedule &s, Diagnostics &diag) {
     ScheduleImpl &im = s.impl();
     isl::ctx ctx = pdg.impl().isl.ctx();
-    set_options(ctx);
     isl::union_set domain = im.domain;
     isl::union_map validity = im.flow;
     isl::union_map proximity = isl::union_map::empty(ctx);
@@ -117,9 +122,13 @@ bool compute(const Pdg &pdg, Schedule &s, Diagnostics &diag) {
                                        .set_coincidence(validity)
                                        .set_proximity(proximity);
     isl::schedule sched;
-    try {
-        sched = sc.compute_schedule();
-    } catch (const isl::exception &) {
+    for (bool bounded : {true, false}) {
+        set_options(ctx, bounded);
+        try {
+            sched = sc.compute_schedule();
+        } catch (const isl::exception &) {
+        }
+        if (!sched.is_null()) break;
     }
     if (sched.is_null()) {
         diag.error("no schedule found: isl could not order the statements under their "
