@@ -1,6 +1,6 @@
 // trl-opt — run chosen stages of trlc on a program, for tests (issue 3).
 //
-//   trl-opt FILE.trl [-D N=V]… [-I DIR]… [--print-adjoints] [--print-vectorize] [--print-dependences]
+//   trl-opt FILE.trl [-D N=V]… [-I DIR]… [--print-adjoints] [--print-incrementalize] [--print-vectorize] [--print-dependences]
 //           [--load-schedule=FILE] [--emit=pdg|schedule|memplan|json] [-fno-vectorize]
 //
 // Runs the checked front half of trlc (parse → sema → PDG → checks,
@@ -8,6 +8,8 @@
 // this order and each only when asked:
 //   --print-adjoints      the tensors made by autodiff for grad(y, x) (passes/autodiff.h):
 //                           grad.loss.net[i] : f32[4] (2 equations)
+//   --print-incrementalize  the sums over slices made running sums (passes/incrementalize.h):
+//                           g[b, i, t]: running sum along t (up) in g.acc, read by h at 3:9
 //   --print-vectorize     the batch-axis decision, one line per dim:
 //                           b: batch axis
 //                           t: not a batch axis: x[t] reads x[t-1] at 4:8 (…)
@@ -38,6 +40,7 @@ struct OptOptions {
     bool print_vectorize = false;
     bool print_dependences = false;
     bool print_adjoints = false;
+    bool print_incrementalize = false;
 };
 
 int run(const OptOptions &o, trlc::SourceManager &sm, trlc::Diagnostics &diag) {
@@ -45,8 +48,13 @@ int run(const OptOptions &o, trlc::SourceManager &sm, trlc::Diagnostics &diag) {
     const DriverOptions &opts = o.driver;
     ir::Program prog;
     Pdg pdg;
-    if (!run_front_end(opts, sm, diag, &prog, &pdg)) return 1;
+    std::vector<std::string> inc_log;
+    DriverOptions front = opts;
+    front.incrementalize_log = &inc_log;
+    if (!run_front_end(front, sm, diag, &prog, &pdg)) return 1;
     if (o.print_adjoints) print_adjoints(prog, std::cout);
+    if (o.print_incrementalize)
+        for (const std::string &l : inc_log) std::cout << l << "\n";
     VectorizeDecision vec = decide_batch_dims(prog, pdg, opts.vectorize);
     if (o.print_vectorize) std::cout << vectorize_decision_to_string(prog, vec);
     if (opts.emit == "pdg") {
@@ -93,6 +101,8 @@ int main(int argc, char **argv) {
         ->allow_extra_args(false);
     app.add_flag("--print-adjoints", o.print_adjoints,
                  "print the adjoint tensors that autodiff made for grad(y, x)");
+    app.add_flag("--print-incrementalize", o.print_incrementalize,
+                 "print the sums over slices that became running sums (passes/incrementalize.h)");
     app.add_flag("--print-vectorize", o.print_vectorize,
                  "print the batch-axis decision per dim, with the reason for each loop dim");
     app.add_flag("--print-dependences", o.print_dependences,
@@ -101,6 +111,9 @@ int main(int argc, char **argv) {
                    "use the isl schedule tree (YAML) in FILE instead of the scheduler");
     app.add_option("--emit", opts.emit, "print a stage's output (as trlc --emit) and stop")
         ->check(CLI::IsMember({"pdg", "schedule", "memplan", "json"}));
+    bool no_incrementalize = false;
+    app.add_flag("--fno-incrementalize", no_incrementalize,
+                 "(spelled -fno-incrementalize) keep sums over slices as written");
     bool no_vectorize = false;
     app.add_flag("--fno-vectorize", no_vectorize,
                  "(spelled -fno-vectorize) keep every dim a loop: no batch axes");
@@ -114,6 +127,7 @@ int main(int argc, char **argv) {
         return code == 0 ? 0 : 1;
     }
     opts.vectorize = !no_vectorize;
+    opts.incrementalize = !no_incrementalize;
     trlc::SourceManager sm;
     trlc::Diagnostics diag(sm, std::cerr);
     diag.set_color(false);

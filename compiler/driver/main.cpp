@@ -60,6 +60,9 @@ int main(int argc, char **argv) {
     bool no_vectorize = false;
     app.add_flag("--fno-vectorize", no_vectorize,
                  "(spelled -fno-vectorize) keep every dim a loop: no batch axes");
+    bool no_incrementalize = false;
+    app.add_flag("--fno-incrementalize", no_incrementalize,
+                 "(spelled -fno-incrementalize) keep sums over slices as written: no running sums");
     bool no_fuse = false;
     app.add_flag("--fno-fuse", no_fuse,
                  "(spelled -fno-fuse) with --emit=cuda or -o: one kernel per statement, no fusion");
@@ -102,6 +105,7 @@ int main(int argc, char **argv) {
     opts.color = !opts.no_color && isatty(STDERR_FILENO) && getenv("NO_COLOR") == nullptr;
     opts.raw_defines = defines;
     opts.vectorize = !no_vectorize;
+    opts.incrementalize = !no_incrementalize;
     opts.fuse = !no_fuse;
     if (app.count("--interpret") && opts.interpret.empty()) opts.interpret = "pointwise";
     return trlc::run_driver(opts);

@@ -17,6 +17,7 @@
 #include "interp/interpreter.h"
 #include "memory/memplan.h"
 #include "passes/autodiff.h"
+#include "passes/incrementalize.h"
 #include "passes/vectorize_free_dims.h"
 #include "schedule/schedule.h"
 #include "pdg/pdg.h"
@@ -117,6 +118,7 @@ int run(const DriverOptions &opts, SourceManager &sm, Diagnostics &diag) {
         !load_host_externs(*prog, sm, opts.include_dirs, diag))  // the interpreter calls them
         return 1;
     if (!differentiate(*prog, diag)) return 1;  // grad(y, x) → adjoint tensors
+    if (opts.incrementalize) incrementalize(*prog);  // sums over slices → running sums
     if (opts.emit == "types") {
         print_types(*prog, std::cout);
         return 0;
@@ -211,6 +213,7 @@ bool run_front_end(const DriverOptions &opts, SourceManager &sm, Diagnostics &di
     if (!p || diag.has_errors()) return false;
     if (!p->externs.empty() && !check_externs(*p, sm, opts.include_dirs, diag)) return false;
     if (!differentiate(*p, diag)) return false;  // grad(y, x) → adjoint tensors
+    if (opts.incrementalize) incrementalize(*p, opts.incrementalize_log);
     *prog = std::move(*p);
     return build_checked_pdg(*prog, diag, pdg);
 }

@@ -15,6 +15,8 @@ struct DriverOptions {
     std::string emit;  // "", ast, types, pdg, pdg-dot, json, schedule, memplan
     std::string interpret;  // "", "pointwise" or "scheduled"
     bool vectorize = true;  // -fno-vectorize
+    bool incrementalize = true;  // -fno-incrementalize (passes/incrementalize.h)
+    std::vector<std::string> *incrementalize_log = nullptr;  // trl-opt --print-incrementalize
     bool fuse = true;       // -fno-fuse (code generation: one kernel per statement)
     std::string load_schedule;  // trl-opt --load-schedule
     std::vector<std::string> raw_defines;  // "NAME=VALUE" as typed
