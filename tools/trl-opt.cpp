@@ -112,6 +112,8 @@ int main(int argc, char **argv) {
     app.add_option("--emit", opts.emit, "print a stage's output (as trlc --emit) and stop")
         ->check(CLI::IsMember({"pdg", "schedule", "memplan", "json"}));
     bool no_incrementalize = false;
+    app.add_option("--incrementalize-min-bytes", opts.incrementalize_min_bytes,
+                   "make running sums only of tensors of at least BYTES (default 1 MB)");
     app.add_flag("--fno-incrementalize", no_incrementalize,
                  "(spelled -fno-incrementalize) keep sums over slices as written");
     bool no_vectorize = false;

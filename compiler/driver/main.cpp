@@ -61,6 +61,8 @@ int main(int argc, char **argv) {
     app.add_flag("--fno-vectorize", no_vectorize,
                  "(spelled -fno-vectorize) keep every dim a loop: no batch axes");
     bool no_incrementalize = false;
+    app.add_option("--incrementalize-min-bytes", opts.incrementalize_min_bytes,
+                   "make running sums only of tensors of at least BYTES (default 1 MB)");
     app.add_flag("--fno-incrementalize", no_incrementalize,
                  "(spelled -fno-incrementalize) keep sums over slices as written: no running sums");
     bool no_fuse = false;

@@ -118,7 +118,8 @@ int run(const DriverOptions &opts, SourceManager &sm, Diagnostics &diag) {
         !load_host_externs(*prog, sm, opts.include_dirs, diag))  // the interpreter calls them
         return 1;
     if (!differentiate(*prog, diag)) return 1;  // grad(y, x) → adjoint tensors
-    if (opts.incrementalize) incrementalize(*prog);  // sums over slices → running sums
+    if (opts.incrementalize)  // sums over slices → running sums
+        incrementalize(*prog, nullptr, opts.incrementalize_min_bytes);
     if (opts.emit == "types") {
         print_types(*prog, std::cout);
         return 0;
@@ -213,7 +214,8 @@ bool run_front_end(const DriverOptions &opts, SourceManager &sm, Diagnostics &di
     if (!p || diag.has_errors()) return false;
     if (!p->externs.empty() && !check_externs(*p, sm, opts.include_dirs, diag)) return false;
     if (!differentiate(*p, diag)) return false;  // grad(y, x) → adjoint tensors
-    if (opts.incrementalize) incrementalize(*p, opts.incrementalize_log);
+    if (opts.incrementalize)
+        incrementalize(*p, opts.incrementalize_log, opts.incrementalize_min_bytes);
     *prog = std::move(*p);
     return build_checked_pdg(*prog, diag, pdg);
 }

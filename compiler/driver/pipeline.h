@@ -17,6 +17,7 @@ struct DriverOptions {
     bool vectorize = true;  // -fno-vectorize
     bool incrementalize = true;  // -fno-incrementalize (passes/incrementalize.h)
     std::vector<std::string> *incrementalize_log = nullptr;  // trl-opt --print-incrementalize
+    int64_t incrementalize_min_bytes = 1 << 20;  // --incrementalize-min-bytes
     bool fuse = true;       // -fno-fuse (code generation: one kernel per statement)
     std::string load_schedule;  // trl-opt --load-schedule
     std::vector<std::string> raw_defines;  // "NAME=VALUE" as typed

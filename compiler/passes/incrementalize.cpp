@@ -50,6 +50,15 @@ GuardPtr guard_cmp(BinaryOp op, Affine lhs, Affine rhs) {
     return g;
 }
 
+GuardPtr guard_and(GuardPtr a, GuardPtr b) {
+    if (!a) return b;
+    auto g = std::make_shared<Guard>();
+    g->kind = Guard::And;
+    g->a = std::move(a);
+    g->b = std::move(b);
+    return g;
+}
+
 /** The constant value of "e" when it is a constant affine form. */
 bool const_of(const IndexExprPtr &e, int64_t *v) {
     if (!e || e->kind != IndexExpr::Aff || !e->aff.is_constant()) return false;
@@ -113,7 +122,7 @@ NodePtr replace_node(const NodePtr &root, const Node *from, const NodePtr &to,
 
 class Incrementalizer {
 public:
-    explicit Incrementalizer(Program &p) : prog_(p) {}
+    Incrementalizer(Program &p, int64_t min_bytes) : prog_(p), min_bytes_(min_bytes) {}
 
     int run(std::vector<std::string> *log) {
         int count = 0;
@@ -134,6 +143,7 @@ public:
 
 private:
     Program &prog_;
+    int64_t min_bytes_;
     std::vector<std::vector<ReadSite>> reads_;                 // per tensor
     std::unordered_map<const Node *, std::vector<const Node *>> parents_;  // parent edges
 
@@ -200,14 +210,13 @@ private:
         if (C.type.dtype != DType::F32 && C.type.dtype != DType::F64) return false;
         for (const Extent &x : C.type.shape)
             if (!x.is_static()) return false;
-        if (C.equations.size() != 1 || C.dims.empty()) return false;
-        const Equation &E = C.equations[0];
-        if (E.guard || E.otherwise || E.vars.size() != C.dims.size()) return false;
-        for (size_t j = 0; j < E.pattern.size(); ++j)
-            if (E.pattern[j].kind != PatternItem::Var || E.pattern[j].var != static_cast<int>(j))
-                return false;
+        if (C.equations.empty() || C.dims.empty()) return false;
+        double bytes = C.type.dtype == DType::F64 ? 8 : 4;
+        for (const Extent &x : C.type.shape) bytes *= static_cast<double>(x.max_value);
+        for (int d : C.dims) bytes *= static_cast<double>(prog_.dims[d].bound);
+        if (bytes < static_cast<double>(min_bytes_)) return false;
         bool has_rng = false;
-        {
+        for (const Equation &E : C.equations) {
             std::set<const Node *> seen;
             walk(E.body, seen, [&](const NodePtr &n) {
                 has_rng = has_rng || n->kind == NodeKind::Rng || n->kind == NodeKind::Extern;
@@ -253,40 +262,53 @@ private:
         int x = C.dims[jx];
         int64_t X = prog_.dims[x].bound;
         bool down = runs_down(c, x);
-        NodePtr body = E.body;
-        std::vector<int> vars = E.vars;
-        std::vector<PatternItem> pattern = E.pattern;
-        Loc loc = E.loc;
         std::string old_name = C.name;
-
-        Node prev;
-        prev.kind = NodeKind::Read;
-        prev.type = C.type;
-        prev.loc = loc;
-        prev.tensor = c;
-        for (size_t j = 0; j < C.dims.size(); ++j) {
-            ReadIndex ri;
-            ri.point = aff_ix(aff_var(static_cast<int>(j),
-                                      static_cast<int>(j) == jx ? (down ? 1 : -1) : 0));
-            prev.index.push_back(ri);
+        int64_t first = down ? X - 1 : 0;
+        int64_t step = down ? 1 : -1;  // the previous point is x + step
+        std::vector<Equation> eqs;
+        for (const Equation &E : C.equations) {
+            // The point an equation defines, as affine forms of its variables.
+            std::vector<Affine> at;
+            for (const PatternItem &pi : E.pattern)
+                at.push_back(pi.kind == PatternItem::Constant
+                                 ? aff_const(pi.offset)
+                                 : aff_var(pi.var, pi.kind == PatternItem::Shift ? pi.offset : 0));
+            Node prev;
+            prev.kind = NodeKind::Read;
+            prev.type = C.type;
+            prev.loc = E.loc;
+            prev.tensor = c;
+            for (size_t j = 0; j < at.size(); ++j) {
+                ReadIndex ri;
+                Affine a = at[j];
+                if (static_cast<int>(j) == jx) a.constant += step;
+                ri.point = aff_ix(a);
+                prev.index.push_back(ri);
+            }
+            Node add;
+            add.kind = NodeKind::Binary;
+            add.bop = BinaryOp::Add;
+            add.type = C.type;
+            add.loc = E.loc;
+            add.args = {mk(std::move(prev)), E.body};
+            NodePtr sum_body = mk(std::move(add));
+            const PatternItem &px = E.pattern[jx];
+            if (px.kind == PatternItem::Constant) {
+                Equation e = E;
+                if (px.offset != first) e.body = sum_body;
+                eqs.push_back(e);
+                continue;
+            }
+            Equation e1 = E, e2 = E;
+            e1.otherwise = e2.otherwise = false;
+            e1.guard = guard_and(E.guard, guard_cmp(BinaryOp::Eq, at[jx], aff_const(first)));
+            e2.guard = guard_and(E.guard, guard_cmp(down ? BinaryOp::Lt : BinaryOp::Gt, at[jx],
+                                                    aff_const(first)));
+            e2.body = sum_body;
+            eqs.push_back(e1);
+            eqs.push_back(e2);
         }
-        Node add;
-        add.kind = NodeKind::Binary;
-        add.bop = BinaryOp::Add;
-        add.type = C.type;
-        add.loc = loc;
-        add.args = {mk(std::move(prev)), body};
-
-        Equation first, rest;
-        first.vars = rest.vars = vars;
-        first.pattern = rest.pattern = pattern;
-        first.loc = rest.loc = loc;
-        first.body = body;
-        first.guard = guard_cmp(BinaryOp::Eq, aff_var(jx, 0), aff_const(down ? X - 1 : 0));
-        rest.body = mk(std::move(add));
-        rest.guard = down ? guard_cmp(BinaryOp::Lt, aff_var(jx, 0), aff_const(X - 1))
-                          : guard_cmp(BinaryOp::Ge, aff_var(jx, 0), aff_const(1));
-        C.equations = {first, rest};
+        C.equations = std::move(eqs);
         C.name = old_name + ".acc";
 
         // The reader: the accumulator's last point along x, the other slices summed as before.
@@ -333,8 +355,8 @@ private:
 
 }  // namespace
 
-int incrementalize(Program &prog, std::vector<std::string> *log) {
-    return Incrementalizer(prog).run(log);
+int incrementalize(Program &prog, std::vector<std::string> *log, int64_t min_bytes) {
+    return Incrementalizer(prog, min_bytes).run(log);
 }
 
 }  // namespace trlc

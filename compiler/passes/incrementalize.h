@@ -2,9 +2,9 @@
 // incrementalize — sums over slices of single-use tensors become running sums
 // (TimeRL's incrementalization, research/tempo.md §4.2, with block size 1).
 //
-// Runs after autodiff, before the PDG is built.  Pattern: a float tensor C (one equation, plain
-// pattern, no guard) whose only reader in the whole program is one `sum` in one equation of R
-// that reduces a read of C over full slices of some of C's dims:
+// Runs after autodiff, before the PDG is built.  Pattern: a float array tensor C of static shape
+// (any equations, without rng or extern calls) whose only reader in the whole program is one
+// `sum` in one equation of R that reduces a read of C over full slices of some of C's dims:
 //
 //   before:  C[b, i, t]     = body_C
 //            R[i]           = … sum(C[0:B, i, 0:T], axis=(0, 1)) …
@@ -12,15 +12,22 @@
 //            C.acc[b, i, t] = C.acc[b, i, t-1] + body_C     when t >= 1
 //            R[i]           = … sum(C.acc[0:B, i, T-1], axis=0) …
 //
+// Each equation of C gives C.acc equations with the same pattern and guard: its body at the
+// first point of x (guard `x == first` added; a constant pattern at x gives one equation), the
+// previous point plus its body elsewhere (`x > first` or `x < first`), so the specificity rule
+// picks the same equation of C.acc at each point as it did of C.
 // The running sum goes along the last sliced dim x.  It runs downwards (from x = X-1, reading
 // x+1, R reading x = 0) when body_C reads, transitively through reads at the same x, a tensor
 // whose equations read along x at a positive shift (a reverse recurrence, like the adjoints of
 // backprop through time); otherwise upwards.  C.acc takes C's place in Program::tensors (same
 // index), so no other read changes; C disappears.  Each step keeps one slice of C instead of X.
 //
+// Only tensors of at least kIncrementalizeMinBytes over their domain are rewritten.
+//
 // Floating point: the sum along x becomes sequential in the accumulation order, the remaining
 // sliced dims are summed by the same `sum` as before.  The interpreter and the host build run
 // the rewritten program, so they still agree with each other bit for bit.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -28,9 +35,15 @@
 
 namespace trlc {
 
+/** Tensors C smaller than this over their whole domain (points × element bytes) are left
+ *  alone: the rewrite saves little there, and a small sum over a batch dim stays vectorized.
+ *  1 MB, Tempo's threshold for the tensors an incrementalized op reads. */
+constexpr int64_t kIncrementalizeMinBytes = 1 << 20;
+
 /** Rewrite every matching tensor of "prog" (see above).  When "log" is given, one line per
  *  rewrite is appended: "grad.x[b, i, t]: running sum along t (up), read by y at 12:3".
  *  Returns the number of rewrites. */
-int incrementalize(ir::Program &prog, std::vector<std::string> *log = nullptr);
+int incrementalize(ir::Program &prog, std::vector<std::string> *log = nullptr,
+                   int64_t min_bytes = kIncrementalizeMinBytes);
 
 }  // namespace trlc
