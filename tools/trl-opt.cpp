@@ -1,6 +1,7 @@
 // trl-opt — run chosen stages of trlc on a program, for tests (issue 3).
 //
-//   trl-opt FILE.trl [-D N=V]… [-I DIR]… [--print-adjoints] [--print-incrementalize] [--print-vectorize] [--print-dependences]
+//   trl-opt FILE.trl [-D N=V]… [-I DIR]… [--print-adjoints] [--print-incrementalize]
+//           [--print-vectorize] [--print-dependences]
 //           [--load-schedule=FILE] [--emit=pdg|schedule|memplan|json] [-fno-vectorize]
 //
 // Runs the checked front half of trlc (parse → sema → PDG → checks,

@@ -147,7 +147,32 @@ private:
     std::vector<std::vector<ReadSite>> reads_;                 // per tensor
     std::unordered_map<const Node *, std::vector<const Node *>> parents_;  // parent edges
 
+    /** Dims along which some equation carries a dependence (a shift pattern `x[t+1]` or a read
+     *  `x[t-1]`): only those may carry a running sum.  A dim without one is vectorized into a
+     *  batch axis (vectorize_free_dims), and a running sum along it would serialize it. */
+    std::set<int> carried_;
+
     void collect() {
+        carried_.clear();
+        for (const Tensor &T : prog_.tensors)
+            for (const Equation &e : T.equations) {
+                for (size_t j = 0; j < e.pattern.size(); ++j)
+                    if (e.pattern[j].kind == PatternItem::Shift) carried_.insert(T.dims[j]);
+                std::set<const Node *> seen;
+                walk(e.body, seen, [&](const NodePtr &n) {
+                    if (n->kind != NodeKind::Read) return;
+                    const Tensor &W = prog_.tensors[n->tensor];
+                    for (size_t j = 0; j < W.dims.size(); ++j) {
+                        if (n->index[j].is_slice) continue;
+                        for (size_t v = 0; v < e.vars.size(); ++v) {
+                            int64_t c = 0;
+                            if (e.vars[v] == W.dims[j] &&
+                                shift_of(n->index[j].point, static_cast<int>(v), &c) && c != 0)
+                                carried_.insert(W.dims[j]);
+                        }
+                    }
+                });
+            }
         reads_.assign(prog_.tensors.size(), {});
         parents_.clear();
         auto scan = [&](const NodePtr &body, int t, int e) {
@@ -258,8 +283,14 @@ private:
         for (int a = 0; a < ns; ++a)
             if (!axes.count(a)) return false;
         // The rewrite.
-        int jx = sliced.back();
+        // The last sliced dim that carries a dependence somewhere.
+        int jx = -1;
+        for (int j : sliced)
+            if (carried_.count(C.dims[j])) jx = j;
+        if (jx < 0) return false;
         int x = C.dims[jx];
+        int ax_x =
+            static_cast<int>(std::find(sliced.begin(), sliced.end(), jx) - sliced.begin());
         int64_t X = prog_.dims[x].bound;
         bool down = runs_down(c, x);
         std::string old_name = C.name;
@@ -315,7 +346,7 @@ private:
         Node nr = *read;
         nr.index[jx] = ReadIndex{};
         nr.index[jx].point = aff_ix(aff_const(down ? 0 : X - 1));
-        nr.type.shape.erase(nr.type.shape.begin() + (ns - 1));
+        nr.type.shape.erase(nr.type.shape.begin() + ax_x);
         NodePtr newread = mk(std::move(nr));
         NodePtr repl;
         if (!sum->has_axes) {
@@ -325,7 +356,7 @@ private:
         } else {
             std::vector<int64_t> na;
             for (int64_t a : axes)
-                if (a != ns - 1) na.push_back(a > ns - 1 ? a - 1 : a);
+                if (a != ax_x) na.push_back(a > ax_x ? a - 1 : a);
             if (na.empty()) {
                 repl = newread;
             } else {

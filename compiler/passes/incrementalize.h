@@ -16,7 +16,9 @@
 // first point of x (guard `x == first` added; a constant pattern at x gives one equation), the
 // previous point plus its body elsewhere (`x > first` or `x < first`), so the specificity rule
 // picks the same equation of C.acc at each point as it did of C.
-// The running sum goes along the last sliced dim x.  It runs downwards (from x = X-1, reading
+// The running sum goes along the last sliced dim x along which some equation of the program
+// carries a dependence (a shift: `st[t+1]`, `h[t-1]`); without one, nothing is rewritten (x would
+// be a batch axis, and a running sum would serialize it).  It runs downwards (from x = X-1, reading
 // x+1, R reading x = 0) when body_C reads, transitively through reads at the same x, a tensor
 // whose equations read along x at a positive shift (a reverse recurrence, like the adjoints of
 // backprop through time); otherwise upwards.  C.acc takes C's place in Program::tensors (same
