@@ -13,7 +13,7 @@ APT_PACKAGES=(
     libopenblas-dev
     ccache
 )
-PIP_PACKAGES=(lit numpy gymnasium)
+PIP_PACKAGES=(lit numpy gymnasium matplotlib)
 
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
