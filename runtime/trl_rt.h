@@ -94,6 +94,9 @@ typedef struct trl_program_info {
     const long long *stream_points;      /* records per stream (for the progress line) */
     uint64_t default_seed;
     size_t load_bytes;                   /* loaded tensors, after the arena tail (0: none) */
+    /* 1: the stream's emit has a `when` guard (a record per point where it holds, so the
+     * stream's record count is unknown; progress counts its points).  nullptr: none guarded. */
+    const unsigned char *stream_guarded;
 } trl_program_info;
 
 /* Parse argv (--seed N, --log FILE, --bound NAME=V, --threads N, --quiet, --help), allocate
@@ -133,6 +136,9 @@ typedef struct trl_field {
  * point order).  Records are written in index order per stream and streams in declaration
  * order, exactly as `trlc --interpret` prints them (a reorder buffer holds early records). */
 int trl_emit(trl_ctx *ctx, int stream, long long index, const trl_field *fields, int num_fields);
+/* Point number `index` of a guarded stream whose guard is false: no record, but the reorder
+ * buffer moves past it (every point of a stream is either emitted or skipped, once). */
+int trl_emit_skip(trl_ctx *ctx, int stream, long long index);
 /* Records of stream `stream` in this run, when a --bound override changed it from
  * info.stream_points (the reorder buffer writes a stream's records once all have arrived). */
 void trl_set_stream_points(trl_ctx *ctx, int stream, long long points);

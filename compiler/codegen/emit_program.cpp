@@ -339,11 +339,20 @@ public:
                 lin = lin.empty() ? "v" + std::to_string(k) : "(" + lin + ") * " + lit_int(prog_.dims[em.vars[k]].bound) + " + v" + std::to_string(k);
             }
             ExprEmitter ee(prog_, plan_, body, 2);
+            std::string index = lin.empty() ? "0" : lin;
+            if (em.guard) {
+                // `when`: a false guard writes no record; the runtime is told the point is done.
+                Val g = ee.emit(*em.guard);
+                ee.open("if (!(" + g.name + "))");
+                ee.line("TRL_CHECK(trl_emit_skip(ctx, " + std::to_string(st.index) + ", " + index + "));");
+                ee.line("continue;");
+                ee.close();
+            }
             std::vector<std::string> fields;
             for (const auto &f : em.fields) fields.push_back(field(ee, f.first, *f.second));
             ee.line("const trl_field fields[] = {" + join(fields) + "};");
-            ee.line("TRL_CHECK(trl_emit(ctx, " + std::to_string(st.index) + ", " + (lin.empty() ? "0" : lin) +
-                    ", fields, " + std::to_string(fields.size()) + "));");
+            ee.line("TRL_CHECK(trl_emit(ctx, " + std::to_string(st.index) + ", " + index + ", fields, " +
+                    std::to_string(fields.size()) + "));");
             body += "    }\n";
             out_ += body + "}\n";
             emit_reads_[si] = ee.reads;
@@ -495,21 +504,24 @@ public:
             out_ += "static const unsigned char kBoundRuntime[] = {" + rt + "};  // every bound is compiled in\n";
         }
         if (!prog_.emits.empty()) {
-            std::string names, pts;
+            std::string names, pts, guarded;
             for (const auto &e : prog_.emits) {
                 int64_t total = 1;
                 for (int d : e.vars) total *= prog_.dims[d].bound;
                 names += (names.empty() ? "" : ", ") + c_string(e.stream);
                 pts += (pts.empty() ? "" : ", ") + lit_int(total) + "LL";
+                guarded += std::string(guarded.empty() ? "" : ", ") + (e.guard ? "1" : "0");
             }
             out_ += "static const char *const kStreamNames[] = {" + names + "};\n";
             out_ += "static const long long kStreamPoints[] = {" + pts + "};\n";
+            out_ += "static const unsigned char kStreamGuarded[] = {" + guarded + "};  // emit ... when\n";
         }
         out_ += "static const trl_program_info kProgramInfo = {\n";
         out_ += "    " + c_string(base) + ", " + c_string(path) + ", kArenaBytes,\n";
         out_ += "    " + nb + ", " + (bounds.empty() ? "nullptr, nullptr, nullptr" : "kBoundNames, kBoundDefaults, kBoundRuntime") + ",\n";
         out_ += "    " + ns + ", " + (prog_.emits.empty() ? "nullptr, nullptr" : "kStreamNames, kStreamPoints") + ",\n";
-        out_ += "    0 /* default seed, as trlc --interpret */, kLoadBytes};\n\n";
+        out_ += "    0 /* default seed, as trlc --interpret */, kLoadBytes, " +
+                std::string(prog_.emits.empty() ? "nullptr" : "kStreamGuarded") + "};\n\n";
         out_ += "int main(int argc, char **argv) {\n";
         out_ += "    trl_ctx *ctx = nullptr;\n";
         out_ += "    int rc = trl_init(&ctx, &kProgramInfo, argc, argv);\n";

@@ -152,7 +152,7 @@ struct Decl {
     std::vector<FnStmt> body;
 
     // Emit: `emit "train"[i] { key: expr, … }` → stream name in `name`,
-    // pattern (dims only), fields.  Save: `save expr to "file"` → value, path
+    // pattern (dims only), fields, optional `when cond` in guard.  Save: `save expr to "file"` → value, path
     // in `module`.  Load: `load name from "file"` (optionally typed).
     std::vector<std::pair<std::string, ExprPtr>> fields;
     std::vector<Loc> field_locs;

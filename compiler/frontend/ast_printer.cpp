@@ -294,6 +294,7 @@ private:
                  d.loc);
             for (size_t i = 0; i < d.fields.size(); ++i)
                 expr(*d.fields[i].second, depth + 1, d.fields[i].first + ": ");
+            if (d.guard) expr(*d.guard, depth + 1, "when: ");
             return;
         case ast::DeclKind::Save:
             line(depth, "", "Save to " + quote(d.module), d.loc);

@@ -68,6 +68,7 @@ private:
         return toks_[std::min(pos_ + n, toks_.size() - 1)];
     }
     bool at(Tok k) const { return cur().kind == k; }
+    static bool is_keyword(Tok k) { return k >= Tok::KwImport && k <= Tok::KwFalse; }
     /** Move to the next token; returns the one moved past (valid until the next advance). */
     const Token &advance() {
         peek(1);
@@ -451,7 +452,10 @@ private:
     }
 
     // emit := 'emit' STRING [ '[' expr { ',' expr } ']' ] '{' [ field { ',' field } [','] ] '}'
-    // field := IDENT ':' expr      (line breaks allowed after '{' and ',' and before '}')
+    //         [ 'when' expr ]
+    // field := ( IDENT | keyword ) ':' expr
+    // Line breaks are allowed after '{' and ',', before '}', and between '}' and 'when' (a guard
+    // may start the next line).
     ast::Decl emit_decl() {
         ast::Decl d = start(ast::DeclKind::Emit);
         advance();
@@ -475,8 +479,15 @@ private:
         ++open_braces_;
         skip_newlines();
         while (!at(Tok::RBrace)) {
-            std::string key = expect(Tok::Ident, "expected a field name in the emit record")
-                                  .text;
+            // A field name is a JSON key, so a keyword followed by ':' is one too (`return:`).
+            std::string key;
+            if (is_keyword(cur().kind) && peek().kind == Tok::Colon) {
+                key = tok_name(cur().kind);
+                key = key.substr(1, key.size() - 2);  // tok_name quotes it: 'return'
+                advance();
+            } else {
+                key = expect(Tok::Ident, "expected a field name in the emit record").text;
+            }
             Loc key_loc = prev().loc;
             expect(Tok::Colon, "expected ':' after the field name");
             depth_ = 0;
@@ -489,6 +500,15 @@ private:
         }
         expect_close(Tok::RBrace, "expected ',' or '}' after the record field", brace, "{");
         --open_braces_;
+        // `when` cannot start a declaration, so a line starting with it continues the emit.
+        int ahead = 0;
+        while (peek(ahead).kind == Tok::Newline) ++ahead;
+        if (peek(ahead).kind == Tok::KwWhen) {
+            skip_newlines();
+            advance();
+            depth_ = 0;
+            d.guard = expression();
+        }
         return d;
     }
 

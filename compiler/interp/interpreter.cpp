@@ -84,6 +84,22 @@ void load_tensor(interp::Evaluator &ev, int ti, const ir::Tensor &t) {
     ev.set_loaded(ti, std::move(v));
 }
 
+std::string emit_line(Evaluator &ev, const ir::Emit &e, const std::vector<int64_t> &point) {
+    if (e.guard && ev.eval_root(e.guard, point, e.stream).data.at(0) == 0) return "";
+    std::string line = "{";
+    for (size_t f = 0; f < e.fields.size(); ++f) {
+        if (f) line += ',';
+        line += '"' + e.fields[f].first + "\":";
+        Value v = ev.eval_root(e.fields[f].second, point, e.stream);
+        try {
+            interp::append_json(line, v);
+        } catch (const OpError &err) {
+            throw RuntimeError{e.fields[f].second->loc, err.message, {}};
+        }
+    }
+    return line + "}\n";
+}
+
 namespace {
 
 void run_emit(interp::Evaluator &ev, const ir::Program &prog, const ir::Emit &e, std::ostream &out) {
@@ -93,21 +109,8 @@ void run_emit(interp::Evaluator &ev, const ir::Program &prog, const ir::Emit &e,
         bounds.push_back(prog.dims[d].bound);
         total *= prog.dims[d].bound;
     }
-    std::string line;
     for (int64_t i = 0; i < total; ++i) {
-        line = "{";
-        for (size_t f = 0; f < e.fields.size(); ++f) {
-            if (f) line += ',';
-            line += '"' + e.fields[f].first + "\":";
-            Value v = ev.eval_root(e.fields[f].second, point, e.stream);
-            try {
-                interp::append_json(line, v);
-            } catch (const OpError &err) {
-                throw RuntimeError{e.fields[f].second->loc, err.message, {}};
-            }
-        }
-        line += "}\n";
-        out << line;
+        out << interp::emit_line(ev, e, point);
         for (size_t d = point.size(); d-- > 0;) {
             if (++point[d] < bounds[d]) break;
             point[d] = 0;

@@ -1,9 +1,11 @@
 #pragma once
 // run — pieces shared by the point-wise (interpreter.cpp) and scheduled (scheduled.cpp)
-// interpreters: reading a `load` tensor, writing a `save` file, running a job on a big stack.
+// interpreters: reading a `load` tensor, an `emit` line, writing a `save` file, running a job on
+// a big stack.
 #include <exception>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "interp/eval.h"
 #include "ir/ir.h"
@@ -13,6 +15,11 @@ namespace trlc::interp {
 /** Read the file of `load` tensor "t" (index "ti"), check it against the declared type and give
  *  it to "ev".  RuntimeError at the load when the file is missing, malformed or mismatched. */
 void load_tensor(Evaluator &ev, int ti, const ir::Tensor &t);
+
+/** The JSON line ("{…}\n") of emit "e" at "point": its guard first (`emit … when g`), then,
+ *  only where the guard holds, the fields in written order; "" where it is false.
+ *  RuntimeError at a field that cannot be written (a random key). */
+std::string emit_line(Evaluator &ev, const ir::Emit &e, const std::vector<int64_t> &point);
 
 /** Write the value "v" of `save` "s" to its .npy / .npz file (relative paths under "dir").
  *  RuntimeError at the save when the value cannot be saved or the file cannot be written. */

@@ -334,6 +334,7 @@ private:
         for (const auto &p : points_of(s, e.vars, args)) {
             if (counting_) {
                 for (const auto &f : e.fields) count_reads(*f.second, p);
+                if (e.guard) count_reads(*e.guard, p);
                 continue;
             }
             int64_t lin = 0;
@@ -344,18 +345,11 @@ private:
                 lin = lin * bd + p[k];
             }
             if (filled_[s.index][lin]) fault("statement " + s.name + " runs twice at one point");
-            std::string line = "{";
-            for (size_t f = 0; f < e.fields.size(); ++f) {
-                if (f) line += ',';
-                line += '"' + e.fields[f].first + "\":";
-                Value v = ev_.eval_root(e.fields[f].second, p, e.stream);
-                try {
-                    interp::append_json(line, v);
-                } catch (const OpError &err) {
-                    throw RuntimeError{e.fields[f].second->loc, err.message, {}};
-                }
-            }
-            line += "}\n";
+            // The guard's reads count like a field's.  Where it is false the line is empty and
+            // the fields' reads are still done (not evaluated): every point is freed as planned.
+            std::string line = interp::emit_line(ev_, e, p);
+            if (line.empty())
+                for (const auto &f : e.fields) count_reads(*f.second, p, true);
             lines_[s.index][lin] = std::move(line);
             filled_[s.index][lin] = true;
             if (static_cast<size_t>(s.index) == cur_emit_) flush_emits();
@@ -371,8 +365,10 @@ private:
         interp::write_save(sv, ev_.eval_root(sv.value, {}, sv.path), opts_.output_dir);
     }
 
-    /** Dry walk: count the points every Read node of "body" reads at "env" (each node once). */
-    void count_reads(const ir::Node &body, const std::vector<int64_t> &env) {
+    /** Dry walk: count the points every Read node of "body" reads at "env" (each node once);
+     *  with "consume", read each of them instead (checked, and freed after its last read)
+     *  without evaluating "body": the fields of an emit point whose guard is false. */
+    void count_reads(const ir::Node &body, const std::vector<int64_t> &env, bool consume = false) {
         std::vector<const ir::Node *> stack{&body};
         std::unordered_map<const ir::Node *, bool> seen;
         while (!stack.empty()) {
@@ -400,7 +396,10 @@ private:
             std::vector<int64_t> idx(len.size(), 0);
             for (int64_t i = 0; i < total; ++i) {
                 for (size_t q = 0; q < pos.size(); ++q) p[pos[q]] = lo[q] + idx[q];
-                ++reads_left_[n->tensor][p];
+                if (consume)
+                    read_point(n->tensor, p, n->loc);
+                else
+                    ++reads_left_[n->tensor][p];
                 for (size_t d = len.size(); d-- > 0;) {
                     if (++idx[d] < len[d]) break;
                     idx[d] = 0;

@@ -206,13 +206,14 @@ struct Tensor {
     bool is_hidden = false; // compiler-made (the shared value of a tuple equation)
 };
 
-/** `emit "stream"[vars] { field: expr, … }` — one JSON object per point, in
- *  lexicographic point order. */
+/** `emit "stream"[vars] { field: expr, … } [when guard]` — one JSON object per point, in
+ *  lexicographic point order; with a guard, only the points where it is true write one. */
 struct Emit {
     std::string stream;
     std::vector<int> vars;  // Program::dims index of each variable, in order
     std::vector<std::pair<std::string, NodePtr>> fields;
     Loc loc;
+    NodePtr guard;  // scalar bool over vars (may read tensors, data dependent); null: none
 };
 
 /** `save expr to "file.npy|.npz"` — value has no variables. */

@@ -1099,8 +1099,10 @@ public:
         for (size_t t = 0; t < ntensors; ++t)
             for (size_t e = 0; e < prog_.tensors[t].equations.size(); ++e)
                 find(prog_.tensors[t].equations[e].body, static_cast<int>(t), static_cast<int>(e));
-        for (const Emit &em : prog_.emits)
+        for (const Emit &em : prog_.emits) {
             for (const auto &f : em.fields) find(f.second, -1, -1);
+            if (em.guard) find(em.guard, -1, -1);
+        }
         for (const Save &s : prog_.saves) find(s.value, -1, -1);
         if (diag_.has_errors()) return false;
         if (sites.empty()) return true;

@@ -186,8 +186,10 @@ private:
             for (size_t e = 0; e < prog_.tensors[t].equations.size(); ++e)
                 scan(prog_.tensors[t].equations[e].body, static_cast<int>(t),
                      static_cast<int>(e));
-        for (const Emit &em : prog_.emits)
+        for (const Emit &em : prog_.emits) {
             for (const auto &f : em.fields) scan(f.second, -1, -1);
+            if (em.guard) scan(em.guard, -1, -1);
+        }
         for (const Save &s : prog_.saves) scan(s.value, -1, -1);
     }
 

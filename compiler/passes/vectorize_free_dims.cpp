@@ -63,6 +63,7 @@ public:
             std::string who = "emit \"" + e.stream + "\"";
             if (!e.vars.empty()) who += "[" + join(names) + "]";
             for (const auto &f : e.fields) body(who, e.vars, names, f.second.get());
+            if (e.guard) body(who, e.vars, names, e.guard.get());
         }
         for (const ir::Save &s : prog_.saves) body("save to \"" + s.path + "\"", {}, {}, s.value.get());
         for (size_t dim = 0; dim < prog_.dims.size(); ++dim)

@@ -258,6 +258,7 @@ private:
             const ir::Emit &e = prog_.emits[n.ir_index];
             std::vector<const ir::Node *> roots;
             for (const auto &f : e.fields) roots.push_back(f.second.get());
+            if (e.guard) roots.push_back(e.guard.get());  // read at every point, like a field
             bodies.push_back({&e.vars, roots});
         } else {
             static const std::vector<int> none;

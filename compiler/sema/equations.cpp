@@ -13,6 +13,8 @@
 //    equations most specific first, so that `h[0] = 0.0; h[t+1] = tanh(h[t])`
 //    types h[t+1] with the type of h[0].  Weak bodies adapt (a Cast or a
 //    re-typed literal); two different strong dtypes are an error.
+// 5. lower_outputs: emits and saves.  An emit's `when` guard is any scalar bool
+//    expression of its variables (it may read tensors: an emit defines nothing).
 #include <algorithm>
 #include <functional>
 
@@ -835,6 +837,23 @@ void Sema::lower_outputs() {
                     continue;
                 }
                 if (v.ok()) em.fields.emplace_back(key, v.node);
+            }
+            if (d.guard) {
+                // Unlike an equation's guard, an emit's may read tensors: it defines nothing.
+                Val g;
+                try {
+                    g = lower(*d.guard, scope);
+                } catch (const Deferred &) {
+                    continue;
+                }
+                if (!g.ok()) continue;
+                const ir::Type &gt = g.type();
+                if (gt.is_tuple || gt.dtype != ir::DType::Bool || !gt.shape.empty()) {
+                    error(d.guard->loc, "emit guard must be a scalar bool, found " +
+                                            ir::type_to_string(gt, scope.var_names));
+                    continue;
+                }
+                em.guard = g.node;
             }
             prog_.emits.push_back(em);
         } else if (d.kind == ast::DeclKind::Save) {

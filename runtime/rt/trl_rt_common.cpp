@@ -104,8 +104,11 @@ void print_help(const trl_program_info *info, const std::string &prog) {
     if (info->num_streams > 0) {
         std::printf("\nEmit streams:\n");
         for (int s = 0; s < info->num_streams; ++s)
-            std::printf("  %-16s %lld records\n", info->stream_names[s],
-                        info->stream_points ? info->stream_points[s] : 0LL);
+            std::printf("  %-16s %s%lld records%s\n", info->stream_names[s],
+                        info->stream_guarded && info->stream_guarded[s] ? "at most " : "",
+                        info->stream_points ? info->stream_points[s] : 0LL,
+                        info->stream_guarded && info->stream_guarded[s] ? " (emit ... when)"
+                                                                        : "");
     }
     std::printf("\nAt exit (unless --quiet) prints the arena size and peak memory on stderr.\n");
 }
@@ -151,22 +154,38 @@ bool apply_bound(trl_ctx *ctx, const std::string &prog, const char *arg) {
     return true;
 }
 
+bool stream_guarded(const trl_ctx *ctx, int s) {
+    return ctx->info->stream_guarded && ctx->info->stream_guarded[s];
+}
+
+/** "done/total records" over the unguarded streams (their record counts are known); when every
+ *  stream is guarded (`emit ... when`), "done/total points" over all streams' domains, since a
+ *  guard is evaluated at each point but how many records it lets through is unknown. */
 void progress_line(trl_ctx *ctx, bool final) {
     if (!ctx->progress) return;
     double now = trl_now_seconds();
     if (!final && now - ctx->last_progress < 0.1) return;
     ctx->last_progress = now;
-    long long total = 0;
-    for (long long p : ctx->stream_points) total += p;
-    double el = now - ctx->start_time, rate = el > 0 ? ctx->records / el : 0;
+    int ns = ctx->info->num_streams;
+    bool any_unguarded = false;
+    for (int s = 0; s < ns; ++s) any_unguarded = any_unguarded || !stream_guarded(ctx, s);
+    long long total = 0, done = 0;
+    for (int s = 0; s < ns; ++s) {
+        if (any_unguarded && stream_guarded(ctx, s)) continue;
+        total += ctx->stream_points[s] > 0 ? ctx->stream_points[s] : 0;
+        done += ctx->points_done[s];
+    }
+    const char *unit = any_unguarded ? "records" : "points";
+    double el = now - ctx->start_time, rate = el > 0 ? done / el : 0;
     if (final) {
         std::fprintf(stderr, "\r\033[K");
     } else if (total > 0 && rate > 0) {
-        std::fprintf(stderr, "\r\033[K%lld/%lld records, %.0f/s, ETA %.1f s", ctx->records, total,
-                     rate, (total - ctx->records) / rate);
+        std::fprintf(stderr, "\r\033[K%lld/%lld %s, %.0f/s, ETA %.1f s", done, total, unit, rate,
+                     (total - done) / rate);
     } else {
-        std::fprintf(stderr, "\r\033[K%lld records, %.0f/s", ctx->records, rate);
+        std::fprintf(stderr, "\r\033[K%lld %s, %.0f/s", done, unit, rate);
     }
+    if (!final && !any_unguarded) std::fprintf(stderr, " (%lld records)", ctx->records);
     std::fflush(stderr);
 }
 
@@ -214,6 +233,18 @@ bool append_field(std::string &line, const trl_field &fd) {
     std::vector<int64_t> shape(fd.shape, fd.shape + fd.rank);
     trl::json_append_array(line, npy_dtype(fd.dtype), fd.rank, shape.data(), fd.data);
     return true;
+}
+
+/** TRL_OK when point "index" of "stream" may still be emitted or skipped. */
+int check_point(trl_ctx *ctx, int stream, long long index) {
+    if (stream < 0 || stream >= ctx->info->num_streams)
+        return set_error(ctx, TRL_EINTERNAL, "emit to unknown stream " + std::to_string(stream));
+    if (index < ctx->next_index[stream] ||
+        (stream < ctx->cur_stream) || ctx->pending.count({stream, index}))
+        return set_error(ctx, TRL_EINTERNAL,
+                         "record " + std::to_string(index) + " of stream '" +
+                             ctx->info->stream_names[stream] + "' emitted twice");
+    return TRL_OK;
 }
 
 }  // namespace
@@ -310,6 +341,7 @@ int trl_init(trl_ctx **out, const trl_program_info *info, int argc, char **argv)
     if (ctx->threads > 0) omp_set_num_threads(ctx->threads);
 #endif
     ctx->next_index.assign(info->num_streams, 0);
+    ctx->points_done.assign(info->num_streams, 0);
     for (int s = 0; s < info->num_streams; ++s)
         ctx->stream_points.push_back(info->stream_points ? info->stream_points[s] : -1);
     ctx->out = stdout;
@@ -380,15 +412,20 @@ long long trl_bound(trl_ctx *ctx, int k) {
     return ctx->bounds[k];
 }
 
+int trl_emit_skip(trl_ctx *ctx, int stream, long long index) {
+    int rc = check_point(ctx, stream, index);
+    if (rc != TRL_OK) return rc;
+    ++ctx->points_done[stream];
+    ctx->pending[{stream, index}] = std::string();  // written as nothing, in its turn
+    flush_pending(ctx, false);
+    progress_line(ctx, false);
+    return TRL_OK;
+}
+
 int trl_emit(trl_ctx *ctx, int stream, long long index, const trl_field *fields,
              int num_fields) {
-    if (stream < 0 || stream >= ctx->info->num_streams)
-        return set_error(ctx, TRL_EINTERNAL, "emit to unknown stream " + std::to_string(stream));
-    if (index < ctx->next_index[stream] ||
-        (stream < ctx->cur_stream) || ctx->pending.count({stream, index}))
-        return set_error(ctx, TRL_EINTERNAL,
-                         "record " + std::to_string(index) + " of stream '" +
-                             ctx->info->stream_names[stream] + "' emitted twice");
+    int rc = check_point(ctx, stream, index);
+    if (rc != TRL_OK) return rc;
     std::string line = "{";
     for (int f = 0; f < num_fields; ++f) {
         const trl_field &fd = fields[f];
@@ -401,6 +438,7 @@ int trl_emit(trl_ctx *ctx, int stream, long long index, const trl_field *fields,
     }
     line += "}\n";
     ++ctx->records;
+    ++ctx->points_done[stream];
     ctx->pending[{stream, index}] = std::move(line);
     flush_pending(ctx, false);
     progress_line(ctx, false);

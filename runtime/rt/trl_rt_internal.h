@@ -33,6 +33,7 @@ struct trl_ctx {
     bool progress = false;
     double start_time = 0, last_progress = 0;
     long long records = 0;
+    std::vector<long long> points_done;  // per stream: points emitted or skipped (guard false)
 };
 
 namespace trl_rt {
