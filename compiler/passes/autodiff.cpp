@@ -812,27 +812,25 @@ private:
                 return;
             }
             case NodeKind::Cast: give(A(0), cast_(g, A(0)->type.dtype, loc)); return;
-            case NodeKind::Index: {
-                Node copy = n;
-                scatter_back(
-                    A(0),
-                    [copy](NodePtr iota) {
-                        Node c = copy;
-                        c.args[0] = iota;
-                        c.type.dtype = DType::I32;
-                        return mk(std::move(c));
-                    },
-                    g, loc);
-                return;
-            }
+            case NodeKind::Index: scatter_back(n, g, loc); return;
             case NodeKind::Builtin: builtin_back(np, g); return;
             default: return;
         }
     }
 
-    void scatter_back(const NodePtr &x, const std::function<NodePtr(NodePtr)> &apply, NodePtr g,
-                      Loc loc) {
+    /** The adjoint "g" of an indexing node "n" (spatial Index, gather) given to n.args[0]: the
+     *  same indexing applied to an iota of args[0]'s positions says where each element came
+     *  from. */
+    void scatter_back(const Node &n, NodePtr g, Loc loc) {
+        const NodePtr &x = n.args[0];
         if (!active(x)) return;
+        Node copy = n;
+        auto apply = [copy](NodePtr iota) {
+            Node c = copy;
+            c.args[0] = iota;
+            c.type.dtype = DType::I32;
+            return mk(std::move(c));
+        };
         give(x, scatter_via_iota(x, apply, std::move(g), loc));
     }
 
@@ -953,19 +951,7 @@ private:
                 }
                 return;
             }
-            case BuiltinOp::Gather: {
-                Node copy = n;
-                scatter_back(
-                    x,
-                    [copy](NodePtr iota) {
-                        Node c = copy;
-                        c.args[0] = iota;
-                        c.type.dtype = DType::I32;
-                        return mk(std::move(c));
-                    },
-                    g, loc);
-                return;
-            }
+            case BuiltinOp::Gather: scatter_back(n, g, loc); return;
             case BuiltinOp::Cumsum: {
                 if (!(n.has_axes && !n.axes.empty()) && rank != 1)
                     throw AdError{loc, "grad through cumsum without axis= is not supported yet"};
