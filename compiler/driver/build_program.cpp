@@ -9,10 +9,7 @@
 // the interpreter (g++ would fold it into x * x, which differs in the last bit for ~0.1% of x).
 #include "driver/build_program.h"
 
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -20,71 +17,12 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 
-extern char **environ;
+#include "externs/subprocess.h"
 
 namespace trlc {
 
 namespace {
-
-/** Quote one argument for showing a command line to a shell user. */
-std::string shell_quote(const std::string &a) {
-    bool plain = !a.empty();
-    for (char c : a)
-        plain = plain && (isalnum(static_cast<unsigned char>(c)) || strchr("-_./=,:+@%", c));
-    if (plain) return a;
-    std::string q = "'";
-    for (char c : a) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
-
-std::string command_text(const std::vector<std::string> &argv) {
-    std::string s;
-    for (const std::string &a : argv) s += (s.empty() ? "" : " ") + shell_quote(a);
-    return s;
-}
-
-struct RunResult {
-    bool started = false;
-    int spawn_errno = 0;
-    int exit_status = -1;  // exit code, or 128 + signal
-    std::string output;    // stdout and stderr of the tool
-};
-
-/** Run argv (PATH lookup) with stdout + stderr captured in a file under "tmpdir". */
-RunResult run_tool(const std::vector<std::string> &argv, const std::string &tmpdir) {
-    RunResult r;
-    std::string log = tmpdir + "/tool-output.txt";
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                     0644);
-    posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
-    posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    std::vector<char *> args;
-    for (const std::string &a : argv) args.push_back(const_cast<char *>(a.c_str()));
-    args.push_back(nullptr);
-    pid_t pid = 0;
-    int rc = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0) {
-        r.spawn_errno = rc;
-        return r;
-    }
-    r.started = true;
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (WIFEXITED(status)) r.exit_status = WEXITSTATUS(status);
-    else if (WIFSIGNALED(status)) r.exit_status = 128 + WTERMSIG(status);
-    std::ifstream in(log, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    r.output = ss.str();
-    std::remove(log.c_str());
-    return r;
-}
 
 std::string env_or(const char *name, const std::string &fallback) {
     const char *v = getenv(name);
@@ -127,7 +65,7 @@ std::string detect_target() {
     char tmpl[] = "/tmp/trlc-detect-XXXXXX";
     std::string target = "host", why;
     if (char *dir = mkdtemp(tmpl)) {
-        RunResult r = run_tool({"nvidia-smi", "-L"}, dir);
+        ToolRun r = run_tool({"nvidia-smi", "-L"}, std::string(dir) + "/tool-output.txt");
         rmdir(dir);
         if (r.started && r.exit_status == 0 && r.output.find("GPU ") != std::string::npos)
             target = "cuda";
@@ -220,7 +158,7 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
                                      opts.output})
             argv.push_back(s);
     }
-    RunResult r = run_tool(argv, tmpdir);
+    ToolRun r = run_tool(argv, tmpdir + "/tool-output.txt");
     remove_dir(tmpdir, temp_files);
     if (!r.started) {
         diag.error("cannot run " + tool_name + " '" + argv[0] + "': " + strerror(r.spawn_errno) +

@@ -13,9 +13,6 @@
 #include "externs/extern_host.h"
 
 #include <dlfcn.h>
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -24,11 +21,9 @@
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <sstream>
 
 #include "externs/externs.h"
-
-extern char **environ;
+#include "externs/subprocess.h"
 
 namespace trlc {
 
@@ -95,34 +90,6 @@ std::string wrapper(const ir::ExternFn &f) {
     return s + ");\n" + copy_out + "}\n";
 }
 
-/** Run argv; exit status (or -1 when it could not start) and its stdout + stderr. */
-int run(const std::vector<std::string> &argv, const std::string &log, std::string *output) {
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                     0644);
-    posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
-    posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    std::vector<char *> args;
-    for (const std::string &a : argv) args.push_back(const_cast<char *>(a.c_str()));
-    args.push_back(nullptr);
-    pid_t pid = 0;
-    int rc = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0) {
-        *output = std::string("cannot run '") + argv[0] + "': " + strerror(rc);
-        return -1;
-    }
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    std::ifstream in(log, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    *output = ss.str();
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 }  // namespace
 
 bool load_host_externs(const ir::Program &prog, const SourceManager &sm,
@@ -166,15 +133,16 @@ bool load_host_externs(const ir::Program &prog, const SourceManager &sm,
     argv.push_back("-I" + runtime);
     for (const std::string &d : include_dirs) argv.push_back("-I" + d);
     for (const std::string &a : {cpp, std::string("-o"), so}) argv.push_back(a);
-    std::string output;
-    int status = run(argv, log, &output);
+    ToolRun run = run_tool(argv, log);
+    int status = run.started ? run.exit_status : -1;
+    std::string output = run.started ? run.output
+                                     : "cannot run '" + argv[0] + "': " + strerror(run.spawn_errno);
     void *lib = status == 0 ? dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL) : nullptr;
     std::string dl_error = status == 0 && !lib ? dlerror() : "";
     for (const std::string &f : {cpp, so, log}) std::remove(f.c_str());
     rmdir(dir.c_str());
     if (status != 0 || !lib) {
-        std::string cmd;
-        for (const std::string &a : argv) cmd += (cmd.empty() ? "" : " ") + a;
+        std::string cmd = command_text(argv);
         diag.error(first->loc, "cannot compile the header of extern fn '" + first->name +
                                    "' for the interpreter with the host C++ compiler" +
                                    (status == 0 ? " (dlopen: " + dl_error + ")" : ""));

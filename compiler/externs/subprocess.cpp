@@ -1,0 +1,72 @@
+// subprocess — posix_spawnp with the output captured in a file; see subprocess.h.
+#include "externs/subprocess.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+extern char **environ;
+
+namespace trlc {
+
+ToolRun run_tool(const std::vector<std::string> &argv, const std::string &log) {
+    ToolRun r;
+    if (argv.empty()) {
+        r.spawn_errno = EINVAL;
+        return r;
+    }
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0644);
+    posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
+    posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    std::vector<char *> args;
+    for (const std::string &a : argv) args.push_back(const_cast<char *>(a.c_str()));
+    args.push_back(nullptr);
+    pid_t pid = 0;
+    int rc = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0) {
+        r.spawn_errno = rc;
+        return r;
+    }
+    r.started = true;
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (WIFEXITED(status)) r.exit_status = WEXITSTATUS(status);
+    else if (WIFSIGNALED(status)) r.exit_status = 128 + WTERMSIG(status);
+    std::ifstream in(log, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    r.output = ss.str();
+    std::remove(log.c_str());
+    return r;
+}
+
+std::string shell_quote(const std::string &a) {
+    bool plain = !a.empty();
+    for (char c : a)
+        plain = plain && (isalnum(static_cast<unsigned char>(c)) || strchr("-_./=,:+@%", c));
+    if (plain) return a;
+    std::string q = "'";
+    for (char c : a) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
+std::string command_text(const std::vector<std::string> &argv) {
+    std::string s;
+    for (const std::string &a : argv) s += (s.empty() ? "" : " ") + shell_quote(a);
+    return s;
+}
+
+}  // namespace trlc
