@@ -862,10 +862,89 @@ public:
         line("if (" + v + " < 0) " + v + " += " + size + ";");
     }
 
+    /** "e" is a read of one point of a tensor (no slices, not a load, not yet emitted) or a
+     *  chain of tuple elements of one: sets the read "b", the type "t" of the part "e" selects
+     *  and its byte offset "off" in the tensor's value. */
+    bool point_read_part(const ir::Node &e, const ir::Node *&b, const ir::Type *&t, int64_t &off) {
+        b = &e;
+        std::vector<int64_t> path;
+        while (b->kind == NodeKind::TupleGet) {
+            if (memo_.count(b)) return false;
+            path.push_back(b->int_attr);
+            b = b->args.at(0).get();
+        }
+        if (b->kind != NodeKind::Read || memo_.count(b)) return false;
+        const ir::Tensor &x = prog_.tensors.at(b->tensor);
+        if (x.is_load || plan_.buffer_of(b->tensor) < 0) return false;
+        for (const auto &ri : b->index)
+            if (ri.is_slice) return false;
+        t = &x.type;
+        off = 0;
+        for (size_t k = path.size(); k-- > 0;) {
+            if (!t->is_tuple || path[k] < 0 || path[k] >= static_cast<int64_t>(t->elems.size())) return false;
+            for (int64_t q = 0; q < path[k]; ++q) off += value_bytes(t->elems[q]);
+            t = &t->elems[path[k]];
+        }
+        return true;
+    }
+
+    /** A tuple element of a point read (`x[p][1]`) loads that element only. */
+    bool try_tuple_part(const ir::Node &n, Val &out) {
+        const ir::Node *b = nullptr;
+        const ir::Type *t = nullptr;
+        int64_t off = 0;
+        if (!point_read_part(n, b, t, off)) return false;
+        reads.insert(b->tensor);
+        std::vector<std::string> p;
+        for (const auto &ri : b->index) p.push_back(index_c(*ri.point));
+        std::string a = fresh("src");
+        line("const char *" + a + " = " + address(b->tensor, p) + ";");
+        out = load_value(*t, a, off);
+        return true;
+    }
+
+    /** A scalar element of a point read: `x[p][i, j]` (through tuple elements, `x[p][1][i]`)
+     *  with one scalar index per axis of a static shape loads that element from the arena
+     *  instead of the whole value (autodiff reads one element of a [B, T] adjoint per point).
+     *  Checks the indices as emit_index does, in the same order; false (nothing emitted) when
+     *  the pattern does not apply. */
+    bool try_index_element(const ir::Node &n, Val &out) {
+        const ir::Node *b = nullptr;
+        const ir::Type *t = nullptr;
+        int64_t off = 0;
+        if (!point_read_part(*n.args.at(0), b, t, off)) return false;
+        if (t->is_tuple || t->dtype == DType::Key || t->shape.empty() || n.sindex.size() != t->shape.size())
+            return false;
+        for (size_t d = 0; d < t->shape.size(); ++d)
+            if (!t->shape[d].is_static() || n.sindex[d].kind != ir::SpatialIndex::Scalar) return false;
+        for (const auto &si : n.sindex)
+            if (si.value->type.is_tuple || si.value->type.dtype == DType::Key || !si.value->type.shape.empty())
+                return false;
+        reads.insert(b->tensor);
+        std::string flat;
+        for (size_t d = 0; d < n.sindex.size(); ++d) {
+            Val v = emit_cast(emit(*n.sindex[d].value), DType::I32, n.loc);
+            std::string f = fresh("ix"), size = std::to_string(t->shape[d].max_value);
+            line("long long " + f + " = " + v.name + ";");
+            check_index(f, size, static_cast<int64_t>(d), n.loc);
+            flat = flat.empty() ? f : "(" + flat + ") * " + size + " + " + f;
+        }
+        std::vector<std::string> p;
+        for (const auto &ri : b->index) p.push_back(index_c(*ri.point));
+        std::string a = fresh("src");
+        line("const char *" + a + " = " + address(b->tensor, p) + " + " + std::to_string(off) + " + (" +
+             flat + ") * " + std::to_string(leaf_size(t->dtype)) + ";");
+        ir::Type et;
+        et.dtype = t->dtype;
+        out = load_value(et, a);
+        return true;
+    }
+
     /** numpy indexing (eval.cpp's eval_index): ints and slices select, i32 arrays gather; with
      *  any array index the scalar indices are advanced too, and the broadcast advanced dims go
      *  where the advanced indices stand if they are adjacent, else first. */
     Val emit_index(const ir::Node &n) {
+        if (Val r; try_index_element(n, r)) return r;
         Val x = emit(*n.args.at(0));
         if (x.tuple) unsupported(n.loc, "indexing a tuple");
         size_t rank = x.dims.size();
@@ -1354,6 +1433,7 @@ public:
             return r;
         }
         case NodeKind::TupleGet: {
+            if (Val r; try_tuple_part(n, r)) return r;
             Val t = emit(*n.args.at(0));
             if (!t.tuple || n.int_attr < 0 || n.int_attr >= static_cast<int64_t>(t.elems.size()))
                 unsupported(n.loc, "this tuple element");
