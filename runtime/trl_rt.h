@@ -165,10 +165,17 @@ void trl_runtime_error(const char *message);
  * by the calling thread for the rest of the program; out of memory: a message and exit 1. */
 void *trl_scratch_alloc(unsigned long long bytes);
 
-/* Host-side matrix product C[m,n] = A[m,k] · B[k,n] (row-major, f32 or f64): OpenBLAS on
- * the host, cuBLAS on the device; `device` says where A, B, C live. */
+/* Matrix product C[m,n] = A[m,k] · B[k,n] (row-major, contiguous, f32 or f64; A, B, C in
+ * device memory: the arena or the workspace): OpenBLAS on the host (single-threaded, so the
+ * summation order never depends on --threads), cuBLAS on the device.  k = 0 gives zeros. */
 int trl_gemm(trl_ctx *ctx, int dtype, long long m, long long n, long long k, const void *a,
              const void *b, void *c);
+
+/* Device memory of at least `bytes` bytes (256-byte aligned) for the operands of the matrix
+ * products that codegen hands to trl_gemm; *out receives it.  Owned by ctx and freed by
+ * trl_finish; a second call returns the same block (grown if needed, contents not kept).  It
+ * lies outside the arena, which stays the memory plan's size. */
+int trl_workspace(trl_ctx *ctx, size_t bytes, void **out);
 
 double trl_now_seconds(void);
 

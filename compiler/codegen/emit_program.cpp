@@ -18,6 +18,18 @@
 // points never share bytes, so the fused kernel computes what the separate launches did (and
 // the memory plan stays as is).  With one batch point (no batch dims) the chain is sequential
 // and always fuses.
+//
+// Matrix products through BLAS (dsl/README §7.7).  A matmul node of a tensor statement whose
+// operands have static shapes A [M, K] or [K] and B [K, N], with K·N >= blas_min_kn, an f32 or
+// f64 result, and a B that does not depend on the statement's batch coordinates (it reads no
+// batch variable), is computed for all n batch points at once by one trl_gemm:
+// [n·M, K] · [K, N] (obs[b] @ W over the batch b becomes one GEMM with M = batch).  The
+// statement then runs as: per product, an operand kernel (each point writes its A rows to the
+// workspace, point 0 writes B), the gemm call into the workspace, and last the statement's
+// kernel, in which each product node reads its rows of the workspace (ExprEmitter::bind).
+// Products are taken in post-order, so an operand may use an earlier product's result; the
+// operand kernels recompute the (pure) subexpressions they need.  Such statements are not fused.
+// Only the order of the sums of each product changes (BLAS's blocking instead of k = 0, 1, …).
 #include "codegen/emit_program.h"
 
 #include <algorithm>
@@ -53,7 +65,12 @@ public:
         out_ += "#include <math.h>\n#include <stdint.h>\n#include <string.h>\n\n#include <vector>\n\n";
         out_ += "#include \"trl_rt.h\"\n#include \"trl_random.h\"\n#include \"trl_linalg.h\"\n\n";
         out_ += "// The arena: one allocation; offsets and size from the memory plan (--emit=memplan).\n";
-        out_ += "static const size_t kArenaBytes = " + std::to_string(plan_.peak_bytes) + ";\n\n";
+        out_ += "static const size_t kArenaBytes = " + std::to_string(plan_.peak_bytes) + ";\n";
+        plan_blas();
+        if (workspace_bytes_ > 0)
+            out_ += "// Operands and results of the products handed to trl_gemm (outside the arena).\n"
+                    "static const size_t kWorkspaceBytes = " + std::to_string(workspace_bytes_) + ";\n";
+        out_ += "\n";
         out_ += prelude(prog_, sm_);
         if (sched_.root) plan_fusion(*sched_.root);
         for (size_t s = 0; s < sched_.statements.size(); ++s)
@@ -103,7 +120,25 @@ public:
     std::string tensor_point_body(const Statement &st, int indent) {
         const ir::Tensor &x = prog_.tensors.at(st.index);
         const ir::Equation &eq = x.equations.at(st.equation);
-        std::string pad(indent * 4, ' '), body;
+        std::string body;
+        point_vars(st, body, indent);
+        ExprEmitter ee(prog_, plan_, body, indent);
+        auto bp = blas_.find(statement_index(st));
+        if (bp != blas_.end()) bind_products(ee, bp->second, bp->second.products.size());
+        Val v = ee.emit(*eq.body);
+        if (!v.tuple && !x.type.is_tuple && v.dt != x.type.dtype) v = ee.emit_cast(v, x.type.dtype);
+        std::vector<std::string> p;
+        for (size_t k = 0; k < x.dims.size(); ++k) p.push_back("p" + std::to_string(k));
+        ee.line("char *dst = " + ee.address(st.index, p) + ";");
+        ee.store_value(x.type, v, "dst", 0, eq.loc);
+        return body;
+    }
+
+    /** Point coordinates p0.. and equation variables v0.. of tensor statement "st". */
+    void point_vars(const Statement &st, std::string &body, int indent) {
+        const ir::Tensor &x = prog_.tensors.at(st.index);
+        const ir::Equation &eq = x.equations.at(st.equation);
+        std::string pad(indent * 4, ' ');
         point_setup(st, x.dims, body, indent, "e");
         for (size_t k = 0; k < eq.pattern.size(); ++k) {
             const ir::PatternItem &p = eq.pattern[k];
@@ -112,14 +147,164 @@ public:
                     (p.kind == ir::PatternItem::Shift ? " - " + lit_int(p.offset) : "") + ";\n";
         }
         for (size_t v = 0; v < eq.vars.size(); ++v) body += pad + "(void)v" + std::to_string(v) + ";\n";
-        ExprEmitter ee(prog_, plan_, body, indent);
-        Val v = ee.emit(*eq.body);
-        if (!v.tuple && !x.type.is_tuple && v.dt != x.type.dtype) v = ee.emit_cast(v, x.type.dtype);
-        std::vector<std::string> p;
-        for (size_t k = 0; k < x.dims.size(); ++k) p.push_back("p" + std::to_string(k));
-        ee.line("char *dst = " + ee.address(st.index, p) + ";");
-        ee.store_value(x.type, v, "dst", 0, eq.loc);
-        return body;
+    }
+
+    int statement_index(const Statement &st) const {
+        return static_cast<int>(&st - sched_.statements.data());
+    }
+
+    // ---- matrix products through BLAS (rules in the file comment) -----------------------
+
+    /** One matmul node of a statement computed by trl_gemm for all batch points at once. */
+    struct BlasProduct {
+        const ir::Node *node = nullptr;
+        DType dt = DType::F32;
+        int64_t m = 1, k = 1, n = 1;           // per point: A [m, k] ([k] when m_vector), B [k, n]
+        bool a_vector = false;
+        int64_t a_off = 0, b_off = 0, c_off = 0;  // workspace byte offsets
+    };
+    struct BlasPlan {
+        int64_t points = 1;  // batch points of the statement (the GEMM has points·m rows)
+        std::vector<BlasProduct> products;
+    };
+
+    static bool index_uses(const ir::IndexExpr *e, const std::set<int> &vars) {
+        if (!e) return false;
+        if (e->kind == ir::IndexExpr::Aff) {
+            for (size_t v = 0; v < e->aff.coef.size(); ++v)
+                if (e->aff.coef[v] != 0 && vars.count(static_cast<int>(v))) return true;
+            return false;
+        }
+        return index_uses(e->a.get(), vars) || index_uses(e->b.get(), vars);
+    }
+    static bool type_uses(const ir::Type &t, const std::set<int> &vars) {
+        for (const auto &e : t.shape)
+            if (index_uses(e.dynamic.get(), vars)) return true;
+        for (const auto &e : t.elems)
+            if (type_uses(e, vars)) return true;
+        return false;
+    }
+    /** Whether the value of "n" may depend on the variables "vars" (coordinates, read indices,
+     *  slice ends, dynamic extents anywhere below it). */
+    static bool depends_on(const ir::Node &n, const std::set<int> &vars, std::set<const ir::Node *> &seen) {
+        if (!seen.insert(&n).second) return false;
+        if (n.kind == NodeKind::Coord && vars.count(n.var)) return true;
+        if (type_uses(n.type, vars)) return true;
+        for (const auto &ri : n.index)
+            if (index_uses(ri.point.get(), vars) || index_uses(ri.lo.get(), vars) || index_uses(ri.hi.get(), vars))
+                return true;
+        for (const auto &si : n.sindex)
+            if (index_uses(si.lo.get(), vars) || index_uses(si.hi.get(), vars)) return true;
+        for (const auto &a : n.args)
+            if (a && depends_on(*a, vars, seen)) return true;
+        return false;
+    }
+    static bool static_type(const ir::Type &t, size_t rank) {
+        if (t.is_tuple || t.shape.size() != rank) return false;
+        for (const auto &e : t.shape)
+            if (!e.is_static() || e.max_value <= 0) return false;
+        return true;
+    }
+
+    /** Matmul nodes below "n" in post-order (operands first), each once. */
+    static void matmuls(const ir::Node &n, std::set<const ir::Node *> &seen, std::vector<const ir::Node *> &out) {
+        if (!seen.insert(&n).second) return;
+        for (const auto &a : n.args)
+            if (a) matmuls(*a, seen, out);
+        if (n.kind == NodeKind::Builtin && n.builtin == BuiltinOp::MatMul && n.args.size() == 2) out.push_back(&n);
+    }
+
+    /** Choose the products of every tensor statement that go to trl_gemm; size the workspace. */
+    void plan_blas() {
+        if (!opts_.blas) return;
+        for (size_t si = 0; si < sched_.statements.size(); ++si) {
+            const Statement &st = sched_.statements[si];
+            if (st.kind != Statement::Tensor || plan_.buffer_of(st.index) < 0) continue;
+            const ir::Tensor &x = prog_.tensors.at(st.index);
+            if (st.equation < 0 || st.equation >= static_cast<int>(x.equations.size())) continue;
+            const ir::Equation &eq = x.equations[st.equation];
+            std::set<int> batch_vars;
+            for (int p : st.batch_positions)
+                if (p < static_cast<int>(eq.pattern.size()) && eq.pattern[p].kind != ir::PatternItem::Constant)
+                    batch_vars.insert(eq.pattern[p].var);
+            BlasPlan bp;
+            bp.points = batch_count(st, x.dims);
+            std::set<const ir::Node *> seen;
+            std::vector<const ir::Node *> found;
+            matmuls(*eq.body, seen, found);
+            int64_t bytes = 0;
+            auto take = [&](int64_t b) {
+                int64_t at = bytes;
+                bytes += (b + 255) / 256 * 256;
+                return at;
+            };
+            for (const ir::Node *mm : found) {
+                const ir::Type &ta = mm->args[0]->type, &tb = mm->args[1]->type;
+                DType dt = mm->type.dtype;
+                if (mm->type.is_tuple || (dt != DType::F32 && dt != DType::F64)) continue;
+                bool a1 = static_type(ta, 1), a2 = static_type(ta, 2);
+                if (!(a1 || a2) || !static_type(tb, 2) || ta.dtype == DType::Key || tb.dtype == DType::Key) continue;
+                if (!static_type(mm->type, a1 ? 1 : 2)) continue;
+                BlasProduct p;
+                p.node = mm;
+                p.dt = dt;
+                p.a_vector = a1;
+                p.m = a1 ? 1 : ta.shape[0].max_value;
+                p.k = ta.shape.back().max_value;
+                p.n = tb.shape[1].max_value;
+                if (tb.shape[0].max_value != p.k || p.k * p.n < opts_.blas_min_kn) continue;
+                std::set<const ir::Node *> seen_b;
+                if (bp.points > 1 && depends_on(*mm->args[1], batch_vars, seen_b)) continue;
+                int64_t sz = leaf_size(dt);
+                p.a_off = take(bp.points * p.m * p.k * sz);
+                p.b_off = take(p.k * p.n * sz);
+                p.c_off = take(bp.points * p.m * p.n * sz);
+                bp.products.push_back(p);
+            }
+            if (bp.products.empty()) continue;
+            workspace_bytes_ = std::max(workspace_bytes_, bytes);
+            blas_[static_cast<int>(si)] = bp;
+        }
+    }
+
+    /** The first "count" products of "bp" read from the workspace at this thread's point e. */
+    void bind_products(ExprEmitter &ee, const BlasPlan &bp, size_t count) {
+        for (size_t j = 0; j < count && j < bp.products.size(); ++j) {
+            const BlasProduct &p = bp.products[j];
+            Val v;
+            v.name = ee.fresh("gemm");
+            v.dt = p.dt;
+            v.maxs = p.a_vector ? std::vector<int64_t>{p.n} : std::vector<int64_t>{p.m, p.n};
+            for (int64_t d : v.maxs) v.dims.push_back(lit_int(d));
+            ee.line(std::string("const ") + ctype(p.dt) + " *" + v.name + " = (const " + ctype(p.dt) + " *)(ws + " +
+                    lit_int(p.c_off) + ") + e * " + lit_int(p.m * p.n) + ";  // product at " + where(p.node->loc));
+            ee.bind(*p.node, v);
+        }
+    }
+
+    /** The operand kernel of product "j" of statement "si": A rows per point, B at point 0. */
+    void operand_function(int si, size_t j) {
+        const Statement &st = sched_.statements[si];
+        const BlasPlan &bp = blas_.at(si);
+        const BlasProduct &p = bp.products[j];
+        std::string body, ct = ctype(p.dt);
+        out_ += "\n// " + st.name + ": operands of the product at " + where(p.node->loc) + " ([" +
+                std::to_string(bp.points * p.m) + ", " + std::to_string(p.k) + "] x [" + std::to_string(p.k) + ", " +
+                std::to_string(p.n) + "], trl_gemm)\n";
+        out_ += "TRL_KERNEL k_" + ident(st.name) + "_operands" + std::to_string(j) +
+                "(long long n, char *arena, char *ws, trl::Philox2x32Key stream" + params(st) + ") {\n";
+        body += "    TRL_KERNEL_INDEX(e, n) {\n";
+        point_vars(st, body, 2);
+        ExprEmitter ee(prog_, plan_, body, 2);
+        bind_products(ee, bp, j);
+        ee.line(ct + " *opa = (" + ct + " *)(ws + " + lit_int(p.a_off) + ") + e * " + lit_int(p.m * p.k) + ";");
+        ee.store_operand(*p.node, 0, p.dt, "opa");
+        ee.open("if (e == 0)");
+        ee.line(ct + " *opb = (" + ct + " *)(ws + " + lit_int(p.b_off) + ");");
+        ee.store_operand(*p.node, 1, p.dt, "opb");
+        ee.close();
+        body += "    }\n";
+        out_ += body + "}\n";
     }
 
     // ---- fusion (rules in the file comment) ----------------------------------------------
@@ -185,6 +370,7 @@ public:
         for (int d : sig) points *= prog_.dims[d].bound;
         for (int s : g) {
             const Statement &st = sched_.statements.at(s);
+            if (blas_.count(s)) return false;  // operand kernels and gemm calls come first
             if (st.kind != Statement::Tensor || batch_dims_of(st.index) != sig) return false;
             if (plan_.buffer_of(st.index) < 0) return false;
         }
@@ -319,8 +505,13 @@ public:
             const ir::Tensor &x = prog_.tensors.at(st.index);
             const ir::Equation &eq = x.equations.at(st.equation);
             if (plan_.buffer_of(st.index) < 0) throw CodegenError{eq.loc, "code generation found no buffer for " + x.name};
-            out_ += "\n// " + st.name + ": " + x.name + " at " + where(eq.loc) + "\n";
-            out_ += "TRL_KERNEL " + fname + "(long long n, char *arena, trl::Philox2x32Key stream" + params(st) + ") {\n";
+            bool gemm = blas_.count(si) > 0;
+            if (gemm)
+                for (size_t j = 0; j < blas_.at(si).products.size(); ++j) operand_function(si, j);
+            out_ += "\n// " + st.name + ": " + x.name + " at " + where(eq.loc) +
+                    (gemm ? " (its products read from the workspace)" : "") + "\n";
+            out_ += "TRL_KERNEL " + fname + "(long long n, char *arena, " + (gemm ? "char *ws, " : "") +
+                    "trl::Philox2x32Key stream" + params(st) + ") {\n";
             body += "    TRL_KERNEL_INDEX(e, n) {\n";
             body += tensor_point_body(st, 2);
             body += "    }\n";
@@ -449,7 +640,21 @@ public:
             std::string stream = "s_" + ident(st.name);
             if (st.kind == Statement::Tensor) {
                 const ir::Tensor &x = prog_.tensors.at(st.index);
-                out_ += pad + "TRL_LAUNCH(" + fname + ", " + lit_int(batch_count(st, x.dims)) + ", arena, " + stream + args + ");\n";
+                std::string npts = lit_int(batch_count(st, x.dims));
+                auto bp = blas_.find(n.stmt);
+                if (bp == blas_.end()) {
+                    out_ += pad + "TRL_LAUNCH(" + fname + ", " + npts + ", arena, " + stream + args + ");\n";
+                    return;
+                }
+                for (size_t j = 0; j < bp->second.products.size(); ++j) {
+                    const BlasProduct &p = bp->second.products[j];
+                    out_ += pad + "TRL_LAUNCH(" + fname + "_operands" + std::to_string(j) + ", " + npts + ", arena, ws, " +
+                            stream + args + ");\n";
+                    out_ += pad + "TRL_CHECK(trl_gemm(ctx, " + dtype_macro(p.dt) + ", " + lit_int(bp->second.points * p.m) +
+                            ", " + lit_int(p.n) + ", " + lit_int(p.k) + ", ws + " + lit_int(p.a_off) + ", ws + " +
+                            lit_int(p.b_off) + ", ws + " + lit_int(p.c_off) + "));\n";
+                }
+                out_ += pad + "TRL_LAUNCH(" + fname + ", " + npts + ", arena, ws, " + stream + args + ");\n";
                 return;
             }
             // Emits and saves run on the host: copy the buffers they read first.
@@ -473,6 +678,10 @@ public:
         out_ += "    trlg_start(ctx, arena, host);  // loaded tensors\n";
         out_ += "    (void)arena;\n    (void)host;\n";
         out_ += "    const uint64_t seed = trl_seed(ctx);\n    (void)seed;\n";
+        if (workspace_bytes_ > 0) {
+            out_ += "    char *ws = nullptr;  // operands and results of the trl_gemm products\n";
+            out_ += "    TRL_CHECK(trl_workspace(ctx, kWorkspaceBytes, (void **)&ws));\n";
+        }
         for (const auto &st : sched_.statements) {
             std::string name = st.kind == Statement::Tensor ? prog_.tensors.at(st.index).name
                                : st.kind == Statement::Emit ? prog_.emits.at(st.index).stream
@@ -542,6 +751,8 @@ private:
     std::vector<std::vector<int>> groups_;     // fused chains (statement indices, in order)
     std::map<std::pair<const LoopNode *, size_t>, std::pair<int, size_t>> fused_at_;  // block, first child -> group, length
     std::map<int, std::set<int>> emit_reads_;
+    std::map<int, BlasPlan> blas_;  // tensor statement -> its products computed by trl_gemm
+    int64_t workspace_bytes_ = 0;   // the largest statement's workspace (statements run in turn)
 };
 
 }  // namespace

@@ -28,6 +28,9 @@ struct CodegenError {
 /** Code generation choices (trlc flags). */
 struct CodegenOptions {
     bool fuse = true;  // -fno-fuse: one kernel per statement
+    bool blas = true;  // -fno-blas: every matmul stays a sequential k loop (bit-exact)
+    /** Products with K·N below this stay loops (bit-exact with --interpret, dsl/README §7.7). */
+    int64_t blas_min_kn = 4096;
 };
 
 /** The generated source.  Throws CodegenError for an unsupported operation. */

@@ -1127,6 +1127,20 @@ public:
         return emit_cast(r, result);
     }
 
+    // ---- matrix products handed to BLAS (emit_program.cpp's BlasPlan) -------------------
+
+    /** Make "n" evaluate to "v" from now on (a product computed by trl_gemm, read from the
+     *  workspace): later emits of "n", and of nodes using it, reuse "v". */
+    void bind(const ir::Node &n, const Val &v) { memo_[&n] = v; }
+
+    /** Operand "k" of matmul node "n" converted to dtype "dt" and written row-major to the
+     *  C pointer "dst" (numel elements of the operand's static shape). */
+    void store_operand(const ir::Node &n, size_t k, DType dt, const std::string &dst) {
+        Val v = emit_cast(emit(*n.args.at(k)), dt, n.loc);
+        if (v.tuple || v.scalar()) unsupported(n.loc, "this matmul operand");
+        for_elems(v, [&](const std::string &i) { line(dst + "[" + i + "] = " + v.at(i) + ";"); });
+    }
+
     /** transpose(x, axes): the axes permuted (reversed without axes). */
     Val emit_transpose(const ir::Node &n) {
         Val x = emit(*n.args.at(0));

@@ -68,6 +68,10 @@ int main(int argc, char **argv) {
     bool no_fuse = false;
     app.add_flag("--fno-fuse", no_fuse,
                  "(spelled -fno-fuse) with --emit=cuda or -o: one kernel per statement, no fusion");
+    bool no_blas = false;
+    app.add_flag("--fno-blas", no_blas,
+                 "(spelled -fno-blas) with --emit=cuda or -o: every matmul a sequential k loop "
+                 "(no trl_gemm: bit-exact with --interpret)");
     app.add_option("-D", defines, "override a bound: -D NAME=VALUE (repeatable)")
         ->allow_extra_args(false);
     app.add_option("-I", opts.include_dirs, "add a directory to search for imports (repeatable)")
@@ -109,6 +113,7 @@ int main(int argc, char **argv) {
     opts.vectorize = !no_vectorize;
     opts.incrementalize = !no_incrementalize;
     opts.fuse = !no_fuse;
+    opts.blas = !no_blas;
     if (app.count("--interpret") && opts.interpret.empty()) opts.interpret = "pointwise";
     return trlc::run_driver(opts);
 }

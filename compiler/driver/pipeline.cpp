@@ -175,6 +175,7 @@ int run(const DriverOptions &opts, SourceManager &sm, Diagnostics &diag) {
     }
     CodegenOptions codegen_opts;
     codegen_opts.fuse = opts.fuse;
+    codegen_opts.blas = opts.blas;
     if (opts.emit == "cuda") {
         try {
             std::cout << finish_source(emit_cuda(*prog, pdg, sched, plan, &sm, codegen_opts), *prog,

@@ -19,6 +19,7 @@ struct DriverOptions {
     std::vector<std::string> *incrementalize_log = nullptr;  // trl-opt --print-incrementalize
     int64_t incrementalize_min_bytes = 1 << 20;  // --incrementalize-min-bytes
     bool fuse = true;       // -fno-fuse (code generation: one kernel per statement)
+    bool blas = true;       // -fno-blas (code generation: every matmul a sequential k loop)
     std::string load_schedule;  // trl-opt --load-schedule
     std::vector<std::string> raw_defines;  // "NAME=VALUE" as typed
     std::vector<std::string> include_dirs;

@@ -405,6 +405,15 @@ int trl_finish(trl_ctx *ctx) {
 }
 
 void *trl_arena(trl_ctx *ctx) { return ctx->arena; }
+
+int trl_workspace(trl_ctx *ctx, size_t bytes, void **out) {
+    if (bytes > ctx->workspace_bytes || !ctx->workspace) {
+        int rc = trl_rt::device_alloc_workspace(ctx, bytes);
+        if (rc != TRL_OK) return rc;
+    }
+    *out = ctx->workspace;
+    return TRL_OK;
+}
 uint64_t trl_seed(trl_ctx *ctx) { return ctx->seed; }
 
 long long trl_bound(trl_ctx *ctx, int k) {

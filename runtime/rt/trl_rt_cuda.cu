@@ -53,9 +53,23 @@ int device_alloc_arena(trl_ctx *ctx, size_t bytes) {
     return TRL_OK;
 }
 
+int device_alloc_workspace(trl_ctx *ctx, size_t bytes) {
+    void *p = nullptr;
+    cudaError_t e = cudaMalloc(&p, bytes ? bytes : 256);
+    if (e != cudaSuccess)
+        return cuda_error(ctx, e, ("cannot allocate the workspace of " + std::to_string(bytes) +
+                                   " bytes on the device").c_str());
+    if (ctx->workspace) cudaFree(ctx->workspace);
+    ctx->workspace = p;
+    ctx->workspace_bytes = bytes ? bytes : 256;
+    return TRL_OK;
+}
+
 void device_release(trl_ctx *ctx) {
     if (ctx->arena) cudaFree(ctx->arena);
     ctx->arena = nullptr;
+    if (ctx->workspace) cudaFree(ctx->workspace);
+    ctx->workspace = nullptr;
     CudaState *st = static_cast<CudaState *>(ctx->device);
     if (st) {
         if (st->blas) cublasDestroy(st->blas);

@@ -14,7 +14,13 @@ namespace trl_rt {
 
 const char *device_name() { return "host (OpenMP, OpenBLAS)"; }
 
-int device_init(trl_ctx *ctx) { return TRL_OK; }
+int device_init(trl_ctx *ctx) {
+    // One OpenBLAS thread: the products are called from the host outside OpenMP regions, and a
+    // single thread makes their summation order independent of --threads by construction (and
+    // keeps OpenBLAS's own thread pool from competing with OpenMP's on a shared machine).
+    openblas_set_num_threads(1);
+    return TRL_OK;
+}
 
 int device_alloc_arena(trl_ctx *ctx, size_t bytes) {
     const size_t align = 256;  // as cudaMalloc: every buffer offset of the plan stays aligned
@@ -30,9 +36,25 @@ int device_alloc_arena(trl_ctx *ctx, size_t bytes) {
     return TRL_OK;
 }
 
+int device_alloc_workspace(trl_ctx *ctx, size_t bytes) {
+    const size_t align = 256;
+    size_t rounded = (bytes + align - 1) / align * align;
+    if (rounded == 0) rounded = align;
+    void *p = std::aligned_alloc(align, rounded);
+    if (!p)
+        return set_error(ctx, TRL_EDEVICE,
+                         "cannot allocate the workspace of " + std::to_string(bytes) + " bytes");
+    std::free(ctx->workspace);
+    ctx->workspace = p;
+    ctx->workspace_bytes = rounded;
+    return TRL_OK;
+}
+
 void device_release(trl_ctx *ctx) {
     std::free(ctx->arena);
     ctx->arena = nullptr;
+    std::free(ctx->workspace);
+    ctx->workspace = nullptr;
 }
 
 }  // namespace trl_rt

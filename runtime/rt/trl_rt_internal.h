@@ -22,6 +22,8 @@ struct trl_ctx {
     void *arena = nullptr;
     size_t arena_bytes = 0;
     void *device = nullptr;  // device layer state (cuBLAS handle, ...)
+    void *workspace = nullptr;  // trl_workspace's block (device memory), freed by device_release
+    size_t workspace_bytes = 0;
     int last_launch = TRL_OK;
     std::string last_error;  // message of the last failed call (printed by trl_fail)
     // Emit reorder buffer: the next index to write per stream, early records by (stream, index).
@@ -43,6 +45,8 @@ namespace trl_rt {
 int device_init(trl_ctx *ctx);
 int device_alloc_arena(trl_ctx *ctx, size_t bytes);
 void device_release(trl_ctx *ctx);
+/** Replace ctx->workspace by a block of at least "bytes" bytes (trl_workspace). */
+int device_alloc_workspace(trl_ctx *ctx, size_t bytes);
 /** Name of the device layer for --help ("host (OpenMP)", "cuda"). */
 const char *device_name();
 
