@@ -287,6 +287,77 @@ TEST(RuntimeGemm, RowMajorProduct) {
     EXPECT_EQ(finish_quietly(ctx), 0);
 }
 
+// trl_gemm against a naive loop in long double on products of the sizes codegen hands it
+// (K·N >= 4096, ragged M): within γ_K · Σ_k |a_ik| |b_kj| (γ_K = K·u / (1 - K·u), u the unit
+// roundoff), the bound that holds for every summation order (dsl/README §7.7).
+template <typename T>
+static void check_gemm_against_loop(int dtype, long long m, long long n, long long k, double u) {
+    trl_program_info info = test_info();
+    trl_ctx *ctx = nullptr;
+    std::string err;
+    ASSERT_EQ(init_with(info, {"--quiet"}, &ctx, &err), TRL_OK) << err;
+    std::vector<T> a(m * k), b(k * n), c(m * n, T(7));
+    uint32_t s = 12345;
+    auto next = [&]() {
+        s = s * 1664525u + 1013904223u;
+        return static_cast<T>((static_cast<double>(s >> 8) / 16777216.0) * 2 - 1);
+    };
+    for (auto &x : a) x = next();
+    for (auto &x : b) x = next();
+    ASSERT_EQ(trl_gemm(ctx, dtype, m, n, k, a.data(), b.data(), c.data()), TRL_OK);
+    double gamma = k * u / (1 - k * u);
+    for (long long i = 0; i < m; ++i)
+        for (long long j = 0; j < n; ++j) {
+            long double exact = 0, mag = 0;
+            for (long long q = 0; q < k; ++q) {
+                exact += static_cast<long double>(a[i * k + q]) * b[q * n + j];
+                mag += std::fabs(static_cast<long double>(a[i * k + q]) * b[q * n + j]);
+            }
+            ASSERT_LE(std::fabs(static_cast<long double>(c[i * n + j]) - exact), gamma * mag)
+                << "C[" << i << ", " << j << "]";
+        }
+    // The same call again gives the same bits (no state, one OpenBLAS thread).
+    std::vector<T> again(m * n);
+    ASSERT_EQ(trl_gemm(ctx, dtype, m, n, k, a.data(), b.data(), again.data()), TRL_OK);
+    EXPECT_EQ(std::memcmp(again.data(), c.data(), sizeof(T) * m * n), 0);
+    EXPECT_EQ(finish_quietly(ctx), 0);
+}
+
+TEST(RuntimeGemm, WithinTheOrderIndependentBoundOfANaiveLoop) {
+    check_gemm_against_loop<float>(TRL_F32, 37, 96, 64, std::ldexp(1.0, -24));
+    check_gemm_against_loop<double>(TRL_F64, 131, 64, 72, std::ldexp(1.0, -53));
+}
+
+TEST(RuntimeGemm, ZeroInnerDimensionGivesZeros) {
+    trl_program_info info = test_info();
+    trl_ctx *ctx = nullptr;
+    std::string err;
+    ASSERT_EQ(init_with(info, {"--quiet"}, &ctx, &err), TRL_OK) << err;
+    float c[6] = {1, 2, 3, 4, 5, 6};
+    ASSERT_EQ(trl_gemm(ctx, TRL_F32, 2, 3, 0, nullptr, nullptr, c), TRL_OK);
+    for (float x : c) EXPECT_EQ(x, 0.0f);
+    EXPECT_EQ(trl_gemm(ctx, TRL_F32, -1, 3, 2, c, c, c), TRL_EINTERNAL);
+    EXPECT_EQ(finish_quietly(ctx), 0);
+}
+
+TEST(RuntimeWorkspace, AlignedAndGrowing) {
+    trl_program_info info = test_info();
+    trl_ctx *ctx = nullptr;
+    std::string err;
+    ASSERT_EQ(init_with(info, {"--quiet"}, &ctx, &err), TRL_OK) << err;
+    void *w1 = nullptr, *w2 = nullptr, *w3 = nullptr;
+    ASSERT_EQ(trl_workspace(ctx, 1000, &w1), TRL_OK);
+    ASSERT_NE(w1, nullptr);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(w1) % 256, 0u);
+    std::memset(w1, 1, 1000);  // usable
+    ASSERT_EQ(trl_workspace(ctx, 500, &w2), TRL_OK);
+    EXPECT_EQ(w2, w1);  // big enough: the same block
+    ASSERT_EQ(trl_workspace(ctx, 1 << 20, &w3), TRL_OK);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(w3) % 256, 0u);
+    std::memset(w3, 2, 1 << 20);
+    EXPECT_EQ(finish_quietly(ctx), 0);  // frees it
+}
+
 TEST(RuntimeJson, ScalarsAsTheInterpreterWritesThem) {
     using trl::NpyDType;
     EXPECT_EQ(trl::json_scalar(NpyDType::F32, 0.1f), "0.1");
