@@ -10,6 +10,19 @@
 
 #include "rt/trl_rt_internal.h"
 
+// OpenMP threads wait passively (sleep in the kernel) between parallel regions unless the user
+// chose otherwise.  libgomp reads OMP_WAIT_POLICY once, in its own initializer, before main;
+// a function in the executable's .preinit_array runs before any shared library's initializer,
+// so setting the variable there (without overwriting a user's value) is in time.  libgomp's
+// default (spin about 300000 rounds after every region) makes a generated program with many
+// small kernels many times slower on a machine whose cores are shared (tools/bench numbers in
+// dsl/README §7.7); the results do not depend on the wait policy.
+static void trl_preinit_wait_policy(int, char **, char **) {
+    setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
+}
+__attribute__((section(".preinit_array"), used)) static void (*const trl_preinit_entry)(
+    int, char **, char **) = trl_preinit_wait_policy;
+
 namespace trl_rt {
 
 const char *device_name() { return "host (OpenMP, OpenBLAS)"; }
