@@ -4,6 +4,9 @@
 // trl_rt_common.cpp by the host C++ compiler; nvcc builds use trl_rt_cuda.cu instead.
 #include <cblas.h>
 
+#include <alloca.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -11,14 +14,33 @@
 #include "rt/trl_rt_internal.h"
 
 // OpenMP threads wait passively (sleep in the kernel) between parallel regions unless the user
-// chose otherwise.  libgomp reads OMP_WAIT_POLICY once, in its own initializer, before main;
-// a function in the executable's .preinit_array runs before any shared library's initializer,
-// so setting the variable there (without overwriting a user's value) is in time.  libgomp's
-// default (spin about 300000 rounds after every region) makes a generated program with many
-// small kernels many times slower on a machine whose cores are shared (tools/bench numbers in
-// dsl/README §7.7); the results do not depend on the wait policy.
-static void trl_preinit_wait_policy(int, char **, char **) {
-    setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
+// chose a policy.  libgomp's default spins about 300000 rounds after every region, which makes
+// a generated program with many small kernels many times slower on a machine whose cores are
+// shared (numbers in dsl/README §7.7); the results do not depend on the wait policy.  libgomp
+// reads OMP_WAIT_POLICY once, in its initializer, before main, and libc sets up `environ` only
+// after the executable's .preinit_array functions run, so setenv cannot reach it in time.  The
+// preinit function below therefore re-executes the program (/proc/self/exe, same argv) with
+// OMP_WAIT_POLICY=PASSIVE added to the environment, before any library initializer has run;
+// it does nothing when OMP_WAIT_POLICY or GOMP_SPINCOUNT is already set, and if the exec
+// fails the program simply goes on with libgomp's default.
+static bool trl_env_has(char **envp, const char *name) {
+    size_t n = std::strlen(name);
+    for (char **e = envp; e && *e; ++e)
+        if (std::strncmp(*e, name, n) == 0 && (*e)[n] == '=') return true;
+    return false;
+}
+static void trl_preinit_wait_policy(int, char **argv, char **envp) {
+    if (!argv || !argv[0] || trl_env_has(envp, "OMP_WAIT_POLICY") ||
+        trl_env_has(envp, "GOMP_SPINCOUNT"))
+        return;
+    static char policy[] = "OMP_WAIT_POLICY=PASSIVE";
+    size_t count = 0;
+    while (envp && envp[count]) ++count;
+    char **env = static_cast<char **>(alloca((count + 2) * sizeof(char *)));
+    for (size_t i = 0; i < count; ++i) env[i] = envp[i];
+    env[count] = policy;
+    env[count + 1] = nullptr;
+    execve("/proc/self/exe", argv, env);  // returns only on failure: keep going
 }
 __attribute__((section(".preinit_array"), used)) static void (*const trl_preinit_entry)(
     int, char **, char **) = trl_preinit_wait_policy;
