@@ -13,7 +13,10 @@ APT_PACKAGES=(
     libopenblas-dev
     ccache
 )
-PIP_PACKAGES=(lit numpy gymnasium matplotlib)
+# torch: the PyTorch autograd reference of test/gradcheck/policy_gradient.py (lit
+# autodiff/policy-gradient.test requires it).  PyPI serves the CUDA build with its nvidia-*
+# wheels (~4 GB on disk; here the install took 1 min 46 s); the test runs it on the CPU.
+PIP_PACKAGES=(lit numpy gymnasium matplotlib torch)
 
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
