@@ -15,43 +15,26 @@ usage: tools/plot_learning_curve.py LOG [LOG...] [-o curve.png] [--window 100]
                                     [--x step|episode] [--threshold 475] [--title T]
 """
 import argparse
-import json
 import os
 import sys
 
-RETURN_KEYS = ("episodic_return", "return")
-STEP_KEYS = ("step", "env_steps", "global_step")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import trl_metrics  # noqa: E402  (tools/trl_metrics.py: the JSON Lines reader)
 
 
 def read_episodes(path):
     """Returns (steps, returns, kind): per-episode points, or per-iteration fallbacks."""
-    episodes, iterations = [], []
-    with open(path) as f:
-        for n, line in enumerate(f, 1):
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as e:
-                sys.exit(f"{path}:{n}: not a JSON line: {e}")
-            if not isinstance(rec, dict):
-                continue
-            ret = next((rec[k] for k in RETURN_KEYS if k in rec), None)
-            step = next((rec[k] for k in STEP_KEYS if k in rec), None)
-            if ret is not None:
-                episodes.append((step, float(ret)))
-            elif "mean_return" in rec and "env_steps" in rec:
-                iterations.append((rec["env_steps"], float(rec["mean_return"])))
+    m = trl_metrics.read(path)
+    episodes = list(m.episodes)
     if episodes:
         # Lines of one program are in point order; sort by step (stable) so that episodes
         # emitted in another order still form a curve over time.
         if all(s is not None for s, _ in episodes):
             episodes.sort(key=lambda p: p[0])
         return [s for s, _ in episodes], [r for _, r in episodes], "episode"
-    if iterations:
-        return [s for s, _ in iterations], [r for _, r in iterations], "iteration"
-    sys.exit(f"{path}: no episode lines (a field {' or '.join(RETURN_KEYS)}) "
+    if m.iterations:
+        return [s for s, _ in m.iterations], [r for _, r in m.iterations], "iteration"
+    sys.exit(f"{path}: no episode lines (a field {' or '.join(trl_metrics.RETURN_KEYS)}) "
              "and no iteration lines with env_steps and mean_return")
 
 

@@ -15,7 +15,8 @@ fixed seed, reads its JSON Lines log and prints:
 
 Episode lines are the records with an "episodic_return" key (and "step", the env steps over all
 environments when the episode finished), as samples/{reinforce,nstep,ppo}_cartpole.trl write
-them; other records are ignored except "train" lines' env_steps.  Exit status: 0, or with
+them; other records are ignored except "train" lines' env_steps (tools/trl_metrics.py reads
+the log, as it does for tools/plot_learning_curve.py).  Exit status: 0, or with
 --require X, 0 iff the last-100 mean is >= X (1 otherwise, 2 when the build or run failed).
 
     python3 tools/bench/train_cartpole.py reinforce_cartpole --require 475
@@ -23,7 +24,6 @@ them; other records are ignored except "train" lines' env_steps.  Exit status: 0
     python3 tools/bench/train_cartpole.py --from-log run.jsonl --require 150   # no build, no run
 """
 import argparse
-import json
 import os
 import shutil
 import subprocess
@@ -31,6 +31,8 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import trl_metrics  # noqa: E402  (tools/trl_metrics.py: the JSON Lines reader)
 
 
 def find_trlc(explicit):
@@ -44,24 +46,9 @@ def find_trlc(explicit):
 
 
 def read_log(path):
-    """(episodes as [(step, return)], env_steps) from a JSON Lines log."""
-    episodes, steps = [], 0
-    with open(path) as f:
-        for n, line in enumerate(f, 1):
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                r = json.loads(line)
-            except json.JSONDecodeError as e:
-                sys.exit(f"{path}:{n}: not JSON: {e}")
-            if "episodic_return" in r:
-                episodes.append((int(r.get("step", 0)), float(r["episodic_return"])))
-            elif "env_steps" in r:
-                steps = max(steps, int(r["env_steps"]))
-    if not steps and episodes:
-        steps = max(s for s, _ in episodes)
-    return episodes, steps
+    """(episodes as [(step, return)], env_steps) from a JSON Lines log (tools/trl_metrics.py)."""
+    m = trl_metrics.read(path)
+    return [(0 if s is None else s, r) for s, r in m.episodes], m.env_steps
 
 
 def summarize(episodes, threshold, window=100):
