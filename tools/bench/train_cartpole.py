@@ -7,6 +7,7 @@ fixed seed, reads its JSON Lines log and prints:
     env steps       the steps simulated over all environments (the last "train" line's
                     env_steps, else the last episode's step)
     wall time       of the run (not of the compile), and the load average while it ran
+    CPU time        of the run (user + system, all threads) and its peak resident memory
     episodes        finished episodes
     first-100 mean  mean return of the first 100 finished episodes (what learning starts from)
     last-100 mean   mean return of the last 100 finished episodes
@@ -81,7 +82,7 @@ def main():
     a = ap.parse_args()
     threshold = a.require if a.require is not None else 475.0
 
-    wall = load = None
+    wall = load = usage = None
     if a.from_log:
         log = a.from_log
     else:
@@ -102,8 +103,10 @@ def main():
             return 2
         print(f"compiled {name} in {time.time() - t0:.1f} s", flush=True)
         t0 = time.time()
-        r = subprocess.run([exe, "--seed", str(a.seed), "--threads", str(a.threads), "--log", log],
-                           cwd=work)
+        r = subprocess.Popen([exe, "--seed", str(a.seed), "--threads", str(a.threads), "--log", log],
+                             cwd=work)
+        _, status, usage = os.wait4(r.pid, 0)  # the run's own rusage (not the compile's)
+        r.returncode = os.waitstatus_to_exitcode(status)
         wall = time.time() - t0
         load = os.getloadavg()[1]
         if r.returncode != 0:
@@ -116,6 +119,8 @@ def main():
     print(f"env steps: {steps}")
     if wall is not None:
         print(f"wall time: {wall:.1f} s (load average over 5 min: {load:.2f} on {os.cpu_count()} cores)")
+        print(f"CPU time: {usage.ru_utime + usage.ru_stime:.1f} s (user {usage.ru_utime:.1f} s, "
+              f"system {usage.ru_stime:.1f} s), peak resident memory: {usage.ru_maxrss / 1024:.1f} MB")
     print(f"episodes: {len(episodes)}")
     if len(episodes) >= a.window:
         print(f"first-{a.window} mean return: {sum(r for _, r in episodes[:a.window]) / a.window:.2f}")
