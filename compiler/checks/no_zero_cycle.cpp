@@ -1,20 +1,22 @@
 // no_zero_cycle — prove with isl that no point depends on itself.
 //
 // Per strongly connected component of the tensor-level graph (a tensor reading
-// itself counts), take the union R of the component's access relations under
-// the context, concrete (all bounds are known, so every relation is finite):
+// itself counts), take the component's access relations under the context,
+// concrete (all bounds are known, so every relation is finite).
+// First a cheap proof (residual): pick a dim that every tensor of the component
+// has and along which the reads go only one way (consumer coordinate ≥ producer
+// coordinate on every edge, or ≤ on every edge: `ret[t]` reading `ret[t+1]`); on
+// a point-level cycle the distances along it sum to zero, so every edge of the
+// cycle has distance 0 there: drop the edges' nonzero-distance parts, split the
+// rest into tensor-level components again and recurse.  What is left ("leaves",
+// usually nothing) holds every cycle of the component; each leaf's union R of
+// relations is decided exactly:
 //   R = { a[t] -> b[t]; b[t] -> a[t] }
 // A point depends on itself iff R+ (transitive closure) meets the identity.
-// isl's closure may be an over-approximation: when it is not exact and seems to
-// meet the identity, R+ is recomputed exactly by repeated squaring
-// (C := C ∪ C∘C until nothing changes; ≤ 64 rounds cover any path length).
-// Before the closure, a cheap sufficient proof (prove_acyclic): pick a dim that
-// every tensor of the component has and along which no read goes forward
-// (consumer coordinate ≥ producer coordinate on every edge); on a point-level
-// cycle the distances along it sum to zero, so every edge of the cycle has
-// distance 0 there: drop the edges' positive-distance parts, split the rest into
-// tensor-level components again and recurse.  When every component dissolves,
-// there is no cycle; otherwise (or on a real cycle) the exact closure decides.
+// isl's closure may be an over-approximation (or give up after an operation
+// budget): then R+ is recomputed exactly by repeated squaring (C := C ∪ C∘C until
+// nothing changes; ≤ 64 rounds cover any path length), also under a budget;
+// past it, a warning says the check could not decide.
 // For the first point on a cycle (first tensor in definition order, smallest
 // point), a shortest cycle is found breadth-first and reported:
 //   zero-distance dependence cycle: a[t] -> b[t] -> a[t]
@@ -38,6 +40,7 @@
 #include <tuple>
 
 #include "checks/checks.h"
+#include "driver/time_passes.h"
 #include "pdg/pdg_impl.h"
 
 namespace trlc {
@@ -174,128 +177,181 @@ private:
         return found;
     }
 
-    /* Does "m" (consumer → producer) have a point where the consumer's "cpos"
-     * coordinate is (lt) below / (eq) equal to the producer's "ppos"? */
-    static isl::map order(const isl::map &m, unsigned cpos, unsigned ppos, bool lt) {
+    /* An edge of the component: PDG edge index, consumer, producer, concrete
+     * access (possibly restricted to the pairs that can still lie on a cycle). */
+    struct Edge {
+        int index = -1, consumer = -1, producer = -1;
+        isl::map rel;
+    };
+
+    /* "m" (consumer → producer) restricted to the pairs whose consumer "cpos"
+     * coordinate is below (lt), above (gt) or equal to (eq) the producer's "ppos". */
+    enum class Order { lt, gt, eq };
+    static isl::map order(const isl::map &m, unsigned cpos, unsigned ppos, Order o) {
         isl_map *raw = m.copy();
-        raw = lt ? isl_map_order_lt(raw, isl_dim_in, cpos, isl_dim_out, ppos)
-                 : isl_map_equate(raw, isl_dim_in, cpos, isl_dim_out, ppos);
+        if (o == Order::lt) raw = isl_map_order_lt(raw, isl_dim_in, cpos, isl_dim_out, ppos);
+        if (o == Order::gt) raw = isl_map_order_gt(raw, isl_dim_in, cpos, isl_dim_out, ppos);
+        if (o == Order::eq) raw = isl_map_equate(raw, isl_dim_in, cpos, isl_dim_out, ppos);
         return isl::manage(raw);
     }
 
-    /* Sufficient test that the edges "es" (consumer, producer, concrete access)
-     * form no point-level cycle; "used" are dims already fixed on this path. */
-    bool prove_acyclic(const std::vector<std::tuple<int, int, isl::map>> &es,
-                       std::vector<std::string> used, int depth) const {
-        if (es.empty()) return true;
-        if (depth > 16) return false;
+    /* Splits the edges "es" into the parts that can still lie on a point-level
+     * cycle ("leaves": every point-level cycle of "es" lies in one leaf, every cycle
+     * of a leaf is one of "es"); no leaves proves "es" acyclic.  Step: a dim d that
+     * every tensor here has and along which the reads go only one way (consumer
+     * coordinate ≥ producer coordinate on every edge, or ≤ on every edge).  Around
+     * a cycle the distances along d sum to zero, so each is zero: only the
+     * zero-distance parts of the edges can be on a cycle; their tensor-level
+     * components are split again along another dim.  Of the dims that allow a
+     * step, the one leaving the fewest edges wins (none: stop at once). */
+    std::vector<std::vector<Edge>> residual(const std::vector<Edge> &es,
+                                            std::vector<std::string> used, int depth) const {
+        if (es.empty()) return {};
+        if (depth > 16) return {es};
         std::vector<int> nodes;
-        for (const auto &e : es) {
-            nodes.push_back(std::get<0>(e));
-            nodes.push_back(std::get<1>(e));
+        for (const Edge &e : es) {
+            nodes.push_back(e.consumer);
+            nodes.push_back(e.producer);
         }
         std::sort(nodes.begin(), nodes.end());
         nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
-        // Dims every tensor here has, in the first tensor's order.
         auto pos = [&](int node, const std::string &d) {
             const auto &names = g_.nodes[node].dim_names;
             auto it = std::find(names.begin(), names.end(), d);
             return it == names.end() ? -1 : static_cast<int>(it - names.begin());
         };
+        std::vector<std::vector<Edge>> best{es};
+        size_t best_edges = es.size();
+        // Dims every tensor here has, in the first tensor's order.
         for (const std::string &d : g_.nodes[nodes[0]].dim_names) {
             if (std::find(used.begin(), used.end(), d) != used.end()) continue;
             bool common = true;
             for (int n : nodes) common = common && pos(n, d) >= 0;
             if (!common) continue;
-            bool forward = false;
-            std::vector<std::tuple<int, int, isl::map>> zero;
-            for (const auto &e : es) {
-                unsigned cp = static_cast<unsigned>(pos(std::get<0>(e), d));
-                unsigned pp = static_cast<unsigned>(pos(std::get<1>(e), d));
-                if (!order(std::get<2>(e), cp, pp, true).is_empty()) {
-                    forward = true;
-                    break;
-                }
-                isl::map z = order(std::get<2>(e), cp, pp, false);
-                if (!z.is_empty()) zero.push_back({std::get<0>(e), std::get<1>(e), z});
+            bool below = false, above = false;  // some consumer coordinate < / > producer's
+            std::vector<Edge> zero;
+            for (const Edge &e : es) {
+                unsigned cp = static_cast<unsigned>(pos(e.consumer, d));
+                unsigned pp = static_cast<unsigned>(pos(e.producer, d));
+                below = below || !order(e.rel, cp, pp, Order::lt).is_empty();
+                above = above || !order(e.rel, cp, pp, Order::gt).is_empty();
+                if (below && above) break;
+                isl::map z = order(e.rel, cp, pp, Order::eq);
+                if (!z.is_empty()) zero.push_back({e.index, e.consumer, e.producer, z});
             }
-            if (forward) continue;
+            if (below && above) continue;
             // The zero-distance edges' tensor-level components, each on its own.
             int n = static_cast<int>(g_.nodes.size());
             std::vector<std::vector<int>> succ(n);
             std::vector<bool> self(n, false);
-            for (const auto &e : zero) {
-                succ[std::get<0>(e)].push_back(std::get<1>(e));
-                if (std::get<0>(e) == std::get<1>(e)) self[std::get<0>(e)] = true;
+            for (const Edge &e : zero) {
+                succ[e.consumer].push_back(e.producer);
+                if (e.consumer == e.producer) self[e.consumer] = true;
             }
             std::vector<std::string> used2 = used;
             used2.push_back(d);
-            bool ok = true;
+            std::vector<std::vector<Edge>> leaves;
+            size_t left = 0;
             for (const std::vector<int> &c : components(n, succ)) {
                 if (!(c.size() > 1 || self[c[0]])) continue;
-                std::vector<std::tuple<int, int, isl::map>> sub;
-                for (const auto &e : zero)
-                    if (std::binary_search(c.begin(), c.end(), std::get<0>(e)) &&
-                        std::binary_search(c.begin(), c.end(), std::get<1>(e)))
+                std::vector<Edge> sub;
+                for (const Edge &e : zero)
+                    if (std::binary_search(c.begin(), c.end(), e.consumer) &&
+                        std::binary_search(c.begin(), c.end(), e.producer))
                         sub.push_back(e);
-                if (!prove_acyclic(sub, used2, depth + 1)) {
-                    ok = false;
-                    break;
+                for (std::vector<Edge> &leaf : residual(sub, used2, depth + 1)) {
+                    left += leaf.size();
+                    leaves.push_back(std::move(leaf));
                 }
             }
-            if (ok) return true;
+            if (leaves.empty()) return {};
+            if (left < best_edges) {
+                best = std::move(leaves);
+                best_edges = left;
+            }
         }
-        return false;
+        return best;
+    }
+
+    /* isl's own closure gives up past this many operations (a few seconds). */
+    static constexpr unsigned long kClosureOperations = 20000000;
+
+    /* The points of "leaf" that depend on themselves (the exact closure of its
+     * relation meets the identity); false when isl gave up ("r": the relation). */
+    bool points_on_cycles(const std::vector<Edge> &leaf, isl::union_map *r,
+                          isl::union_map *on_cycle) const {
+        *r = isl::union_map::empty(g_.isl.ctx());
+        for (const Edge &e : leaf) *r = r->unite(isl::union_map(e.rel));
+        PassTimer t("transitive closure (" + std::to_string(leaf.size()) + " edges)");
+        isl_ctx *ctx = g_.isl.raw();
+        isl_ctx_set_max_operations(ctx, kClosureOperations);
+        isl_ctx_reset_operations(ctx);
+        isl_bool exact = isl_bool_false;
+        isl_union_map *raw = isl_union_map_transitive_closure(r->copy(), &exact);
+        isl_ctx_set_max_operations(ctx, 0);
+        if (!raw) isl_ctx_reset_error(ctx);  // over budget: decide by squaring below
+        isl::union_set points = r->domain().unite(r->range());
+        if (raw) {
+            *on_cycle = isl::manage(raw).intersect(points.identity());
+            if (on_cycle->is_empty() || exact == isl_bool_true) return true;
+        }
+        isl::union_map exact_c;
+        if (!exact_transitive_closure(*r, &exact_c)) return false;
+        *on_cycle = exact_c.intersect(points.identity());
+        return true;
     }
 
     void check_component(const std::vector<int> &comp) {
-        {
-            std::vector<std::tuple<int, int, isl::map>> es;
-            for (const PdgEdge &e : g_.edges)
-                if (std::binary_search(comp.begin(), comp.end(), e.consumer) &&
-                    std::binary_search(comp.begin(), comp.end(), e.producer))
-                    es.push_back({e.consumer, e.producer, concrete_access(e)});
-            if (prove_acyclic(es, {}, 0)) return;
-        }
-        isl::union_map r = isl::union_map::empty(g_.isl.ctx());
-        std::vector<std::pair<int, isl::map>> edges;  // edge index, concrete access
+        PassTimer timer("component of " + g_.nodes[comp[0]].name + " (" +
+                        std::to_string(comp.size()) + " tensors)");
+        std::vector<Edge> es;
         for (size_t i = 0; i < g_.edges.size(); ++i) {
             const PdgEdge &e = g_.edges[i];
-            if (!std::binary_search(comp.begin(), comp.end(), e.consumer) ||
-                !std::binary_search(comp.begin(), comp.end(), e.producer))
-                continue;
-            isl::map m = concrete_access(e);
-            edges.push_back({static_cast<int>(i), m});
-            r = r.unite(isl::union_map(m));
+            if (std::binary_search(comp.begin(), comp.end(), e.consumer) &&
+                std::binary_search(comp.begin(), comp.end(), e.producer))
+                es.push_back({static_cast<int>(i), e.consumer, e.producer, concrete_access(e)});
         }
-        isl_bool exact = isl_bool_false;
-        isl::union_map closure =
-            isl::manage(isl_union_map_transitive_closure(r.copy(), &exact));
-        isl::union_set points = r.domain().unite(r.range());
-        isl::union_map on_cycle = closure.intersect(points.identity());
-        if (on_cycle.is_empty()) return;
-        if (exact != isl_bool_true) {
-            isl::union_map exact_c;
-            if (!exact_transitive_closure(r, &exact_c)) {
+        std::vector<std::vector<Edge>> leaves;
+        {
+            PassTimer t("acyclicity proof");
+            leaves = residual(es, {}, 0);
+        }
+        // Every cycle lies in one leaf: report the one holding the first point on a cycle.
+        bool found = false;
+        Point start;
+        isl::union_map start_r, start_on_cycle;
+        std::vector<std::pair<int, isl::map>> start_edges;  // edge index, relation
+        for (const std::vector<Edge> &leaf : leaves) {
+            isl::union_map r, on_cycle;
+            if (!points_on_cycles(leaf, &r, &on_cycle)) {
                 const PdgNode &first = g_.nodes[comp[0]];
                 diag_.warning(first.loc, "could not prove that " + first.name +
                                              " has no dependence cycle (the analysis is too large)");
                 return;
             }
-            on_cycle = exact_c.intersect(points.identity());
-            if (on_cycle.is_empty()) return;
+            Point p;
+            if (on_cycle.is_empty() || !first_point_of(on_cycle.domain(), &p)) continue;
+            if (found && !(p.node < start.node || (p.node == start.node && p.coords < start.coords)))
+                continue;
+            found = true;
+            start = p;
+            start_r = r;
+            start_on_cycle = on_cycle;
+            start_edges.clear();
+            for (const Edge &e : leaf) start_edges.push_back({e.index, e.rel});
+            std::sort(start_edges.begin(), start_edges.end(),
+                      [](const auto &a, const auto &b) { return a.first < b.first; });
         }
-        Point start;
-        if (!first_point_of(on_cycle.domain(), &start)) return;
+        if (!found) return;
         // Say where, unless every point of the first tensor is on a cycle.
         bool everywhere = false;
         const PdgNode &first = g_.nodes[start.node];
-        on_cycle.domain().foreach_set([&](isl::set s) {
+        start_on_cycle.domain().foreach_set([&](isl::set s) {
             const char *name = isl_set_get_tuple_name(s.get());
             if (name && first.tuple == name)
                 everywhere = concrete(g_, first.domain).is_subset(s.coalesce());
         });
-        report(start, r, edges, everywhere);
+        report(start, start_r, start_edges, everywhere);
     }
 
     /* A shortest cycle from "start" back to itself, breadth first over R. */

@@ -96,6 +96,8 @@ int main(int argc, char **argv) {
                  "headers, so the one .cu builds alone (c++ -fopenmp ... -lopenblas, or nvcc "
                  "... -lcublas)");
     app.add_flag("--no-color", opts.no_color, "never colour diagnostics");
+    app.add_flag("--time-passes", opts.time_passes,
+                 "print each stage's CPU and wall time on stderr at the end");
     // Hidden (empty group): shared with trl-opt, for tests of a hand-written schedule.
     app.add_option("--load-schedule", opts.load_schedule,
                    "use the isl schedule tree (YAML) in FILE instead of the scheduler")

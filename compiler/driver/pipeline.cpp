@@ -4,11 +4,13 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "checks/checks.h"
 #include "codegen/emit_program.h"
 #include "driver/build_program.h"
+#include "driver/time_passes.h"
 #include "externs/extern_host.h"
 #include "externs/externs.h"
 #include "frontend/ast_printer.h"
@@ -91,10 +93,17 @@ int load_input(const DriverOptions &opts, SourceManager &sm, Diagnostics &diag) 
 
 /* The PDG of "prog" and the two isl checks on it; false when any reported an error. */
 bool build_checked_pdg(const ir::Program &prog, Diagnostics &diag, Pdg *pdg) {
-    *pdg = build_pdg(prog, diag);
+    {
+        PassTimer t("pdg");
+        *pdg = build_pdg(prog, diag);
+    }
     if (diag.has_errors()) return false;
-    check_reads_defined(*pdg, diag);
+    {
+        PassTimer t("check reads defined");
+        check_reads_defined(*pdg, diag);
+    }
     if (diag.has_errors()) return false;
+    PassTimer t("check no zero cycle");
     check_no_zero_cycle(*pdg, diag);
     return !diag.has_errors();
 }
@@ -104,22 +113,29 @@ int run(const DriverOptions &opts, SourceManager &sm, Diagnostics &diag) {
     if (!make_sema_options(opts, &sema_opts, diag)) return 1;
     int file = load_input(opts, sm, diag);
     if (file < 0) return 1;
+    std::optional<PassTimer> timer(std::in_place, "parse");
     ast::Module module = parse(sm, file, diag);
+    timer.reset();
     if (diag.has_errors()) return 1;
     if (opts.emit == "ast") {
         print_ast(module, sm, std::cout);
         return 0;
     }
 
+    timer.emplace("sema");
     std::optional<ir::Program> prog = analyze(module, sm, diag, sema_opts);
+    timer.reset();
     if (!prog || diag.has_errors()) return 1;
     if (!prog->externs.empty() && !check_externs(*prog, sm, opts.include_dirs, diag)) return 1;
     if (!prog->externs.empty() && !opts.interpret.empty() &&
         !load_host_externs(*prog, sm, opts.include_dirs, diag))  // the interpreter calls them
         return 1;
+    timer.emplace("autodiff");
     if (!differentiate(*prog, diag)) return 1;  // grad(y, x) → adjoint tensors
+    timer.emplace("incrementalize");
     if (opts.incrementalize)  // sums over slices → running sums
         incrementalize(*prog, nullptr, opts.incrementalize_min_bytes);
+    timer.reset();
     if (opts.emit == "types") {
         print_types(*prog, std::cout);
         return 0;
@@ -154,13 +170,17 @@ int run(const DriverOptions &opts, SourceManager &sm, Diagnostics &diag) {
     if (!opts.output.empty() && !check_build_options(build_opts, diag)) return 1;
     ScheduleOptions sched_opts;
     sched_opts.load_schedule = opts.load_schedule;
+    timer.emplace("schedule");
     Schedule sched = schedule_program(*prog, pdg, batch_dims, sched_opts, diag);
+    timer.reset();
     if (diag.has_errors()) return 1;
     if (opts.emit == "schedule") {
         print_schedule(sched, std::cout);
         return 0;
     }
+    timer.emplace("memory plan");
     MemPlan plan = plan_memory(*prog, pdg, sched, diag);
+    timer.reset();
     if (diag.has_errors()) return 1;
     if (opts.emit == "memplan") {
         print_memplan(*prog, plan, std::cout);
@@ -176,6 +196,7 @@ int run(const DriverOptions &opts, SourceManager &sm, Diagnostics &diag) {
     CodegenOptions codegen_opts;
     codegen_opts.fuse = opts.fuse;
     codegen_opts.blas = opts.blas;
+    timer.emplace("codegen");
     if (opts.emit == "cuda") {
         try {
             std::cout << finish_source(emit_cuda(*prog, pdg, sched, plan, &sm, codegen_opts), *prog,
@@ -191,10 +212,12 @@ int run(const DriverOptions &opts, SourceManager &sm, Diagnostics &diag) {
         try {
             source = finish_source(emit_cuda(*prog, pdg, sched, plan, &sm, codegen_opts), *prog, sm,
                                    opts.include_dirs, source_opts);
+            timer.reset();
         } catch (const CodegenError &e) {
             diag.error(e.loc, e.message);
             return 1;
         }
+        PassTimer t("build (C++ toolchain)");
         return build_program(source, build_opts, diag);
     }
     if (opts.interpret == "scheduled") return run_interpreter(*prog, &sched, &plan, opts, diag);
@@ -235,8 +258,15 @@ int run_driver(const DriverOptions &opts) {
     SourceManager sm;
     Diagnostics diag(sm, std::cerr);
     diag.set_color(opts.color);
+    set_time_passes(opts.time_passes);
     try {
-        return run(opts, sm, diag);
+        int code = 0;
+        {
+            PassTimer t("total");
+            code = run(opts, sm, diag);
+        }
+        print_time_passes(std::cerr);
+        return code;
     } catch (const InternalError &e) {
         std::cerr << "trlc: internal compiler error: " << e.message << "\n";
     } catch (const std::bad_alloc &) {

@@ -33,6 +33,7 @@ struct DriverOptions {
     bool standalone = false;   // --standalone: inline the runtime into the generated source
     bool no_color = false;
     bool color = false;
+    bool time_passes = false;  // --time-passes: CPU and wall time per stage on stderr
 };
 
 /** argv for CLI11's parse(std::vector<std::string>&) (last argument first), with GCC-style

@@ -32,6 +32,7 @@
 #include <isl/schedule.h>
 #include <isl/schedule_node.h>
 
+#include "driver/time_passes.h"
 #include "pdg/pdg_impl.h"
 #include "schedule/schedule_impl.h"
 
@@ -124,6 +125,8 @@ bool compute(const Pdg &pdg, Schedule &s, Diagnostics &diag) {
     isl::schedule sched;
     for (bool bounded : {true, false}) {
         set_options(ctx, bounded);
+        PassTimer timer(bounded ? "isl scheduler (coefficients in [-1, 1])"
+                                : "isl scheduler (unbounded coefficients)");
         try {
             sched = sc.compute_schedule();
         } catch (const isl::exception &) {
