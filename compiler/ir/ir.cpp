@@ -1,5 +1,5 @@
 // ir — helpers of the typed IR: dtype names, affine forms, type printing,
-// equation specificity and tensor lookup (the contract is in ir/ir.h).
+// guard constructors, equation specificity and tensor lookup (the contract is in ir/ir.h).
 #include "ir/ir.h"
 
 #include <algorithm>
@@ -30,6 +30,25 @@ bool Affine::operator==(const Affine &o) const {
     for (size_t v = 0; v < n; ++v)
         if (coef_of(static_cast<int>(v)) != o.coef_of(static_cast<int>(v))) return false;
     return true;
+}
+
+GuardPtr guard_cmp(BinaryOp op, Affine lhs, Affine rhs) {
+    auto g = std::make_shared<Guard>();
+    g->kind = Guard::Cmp;
+    g->cmp = op;
+    g->lhs = std::move(lhs);
+    g->rhs = std::move(rhs);
+    return g;
+}
+
+GuardPtr guard_and(GuardPtr a, GuardPtr b) {
+    if (!a) return b;
+    if (!b) return a;
+    auto g = std::make_shared<Guard>();
+    g->kind = Guard::And;
+    g->a = std::move(a);
+    g->b = std::move(b);
+    return g;
 }
 
 namespace {

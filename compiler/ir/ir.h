@@ -177,6 +177,10 @@ struct Guard {
     Affine lhs, rhs;
     GuardPtr a, b;
 };
+/** The guard `lhs op rhs` (op one of Lt Le Gt Ge Eq Ne). */
+GuardPtr guard_cmp(BinaryOp op, Affine lhs, Affine rhs);
+/** `a and b`; a null operand means "always", so the other one is returned as is. */
+GuardPtr guard_and(GuardPtr a, GuardPtr b);
 
 /** One position of a left-hand pattern. */
 struct PatternItem {

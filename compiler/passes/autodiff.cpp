@@ -345,25 +345,6 @@ GuardPtr guard_subst(const GuardPtr &g, const std::vector<Affine> &map) {
     return r;
 }
 
-GuardPtr guard_cmp(BinaryOp op, Affine lhs, Affine rhs) {
-    auto g = std::make_shared<Guard>();
-    g->kind = Guard::Cmp;
-    g->cmp = op;
-    g->lhs = std::move(lhs);
-    g->rhs = std::move(rhs);
-    return g;
-}
-
-GuardPtr guard_and(GuardPtr a, GuardPtr b) {
-    if (!a) return b;
-    if (!b) return a;
-    auto g = std::make_shared<Guard>();
-    g->kind = Guard::And;
-    g->a = std::move(a);
-    g->b = std::move(b);
-    return g;
-}
-
 GuardPtr guard_not(GuardPtr a) {
     auto g = std::make_shared<Guard>();
     g->kind = Guard::Not;

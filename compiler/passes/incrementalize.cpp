@@ -41,24 +41,6 @@ Affine aff_var(int v, int64_t c) {
     return a;
 }
 
-GuardPtr guard_cmp(BinaryOp op, Affine lhs, Affine rhs) {
-    auto g = std::make_shared<Guard>();
-    g->kind = Guard::Cmp;
-    g->cmp = op;
-    g->lhs = std::move(lhs);
-    g->rhs = std::move(rhs);
-    return g;
-}
-
-GuardPtr guard_and(GuardPtr a, GuardPtr b) {
-    if (!a) return b;
-    auto g = std::make_shared<Guard>();
-    g->kind = Guard::And;
-    g->a = std::move(a);
-    g->b = std::move(b);
-    return g;
-}
-
 /** The constant value of "e" when it is a constant affine form. */
 bool const_of(const IndexExprPtr &e, int64_t *v) {
     if (!e || e->kind != IndexExpr::Aff || !e->aff.is_constant()) return false;
