@@ -10,22 +10,6 @@
 
 namespace trlc::sema {
 
-namespace {
-
-/* Element "k" of tuple value "v" (reusing the element of a Tuple node). */
-Val tuple_elem(const Val &v, size_t k) {
-    if (v.node->kind == ir::NodeKind::Tuple) return {v.node->args[k], false, nullptr};
-    ir::Node g;
-    g.kind = ir::NodeKind::TupleGet;
-    g.type = v.type().elems[k];
-    g.loc = v.node->loc;
-    g.args = {v.node};
-    g.int_attr = static_cast<int64_t>(k);
-    return {make_node(std::move(g)), false, nullptr};
-}
-
-}  // namespace
-
 Val Sema::inline_fn(int fn, const ast::Expr &call, Scope &scope) {
     const FnInfo &f = fns_[fn];
     const ast::Decl &d = *f.decl;
@@ -112,7 +96,7 @@ Val Sema::inline_fn(int fn, const ast::Expr &call, Scope &scope) {
             v = Val{};
         }
         for (size_t k = 0; k < s.names.size(); ++k)
-            inner.locals[s.names[k]] = v.ok() ? tuple_elem(v, k) : Val{};
+            inner.locals[s.names[k]] = v.ok() ? tuple_get(v, k) : Val{};
     }
     if (!returned) error(def_loc, "fn '" + d.name + "' has no return statement");
     return result;
