@@ -302,38 +302,27 @@ Val Sema::lower_builtin(const std::string &name, const ast::Expr &call, Scope &s
         if (!arity(1, 1) || !keywords({})) return {};
         Val v0 = value(0);
         if (!v0.ok()) return {};
+        // The operation on one value (stop_grad also takes a tuple or bool, unchanged).
+        auto unary = [&](Val v) -> Val {
+            if (name != "stop_grad" && !numeric(v, pos(0).loc)) return {};
+            ir::Node n;
+            n.kind = ir::NodeKind::Unary;
+            if (float_unary.count(name)) {
+                n.uop = float_unary.at(name);
+                v = convert(v, float_of(v.type().dtype));
+            } else {
+                n.uop = same_unary.at(name);
+                if (name != "stop_grad" && v.type().dtype == ir::DType::Bool)
+                    v = convert(v, ir::DType::I32);
+            }
+            n.type = v.type();
+            n.args = {v.node};
+            return make(std::move(n), v, v.weak);
+        };
         if (v0.type().is_tuple && name != "stop_grad")  // pytree: every leaf
-            return map_leaves({v0}, loc, scope, name, [&](const std::vector<Val> &x) -> Val {
-                Val v = x[0];
-                if (!numeric(v, pos(0).loc)) return {};
-                ir::Node n;
-                n.kind = ir::NodeKind::Unary;
-                if (float_unary.count(name)) {
-                    n.uop = float_unary.at(name);
-                    v = convert(v, float_of(v.type().dtype));
-                } else {
-                    n.uop = same_unary.at(name);
-                    if (v.type().dtype == ir::DType::Bool) v = convert(v, ir::DType::I32);
-                }
-                n.type = v.type();
-                n.args = {v.node};
-                return make(std::move(n), v, v.weak);
-            });
-        Val v = v0;
-        if (name != "stop_grad" && !numeric(v, pos(0).loc)) return {};
-        ir::Node n;
-        n.kind = ir::NodeKind::Unary;
-        if (float_unary.count(name)) {
-            n.uop = float_unary.at(name);
-            v = convert(v, float_of(v.type().dtype));
-        } else {
-            n.uop = same_unary.at(name);
-            if (name != "stop_grad" && v.type().dtype == ir::DType::Bool)
-                v = convert(v, ir::DType::I32);
-        }
-        n.type = v.type();
-        n.args = {v.node};
-        return make(std::move(n), v, v.weak);
+            return map_leaves({v0}, loc, scope, name,
+                              [&](const std::vector<Val> &x) -> Val { return unary(x[0]); });
+        return unary(v0);
     }
     if (name == "pow") {
         if (!arity(2, 2) || !keywords({})) return {};
