@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "driver/cli_common.h"
 #include "driver/pipeline.h"
 #include "frontend/diagnostics.h"
 #include "frontend/source.h"
@@ -113,22 +114,14 @@ int main(int argc, char **argv) {
     app.add_option("--emit", opts.emit, "print a stage's output (as trlc --emit) and stop")
         ->check(CLI::IsMember({"pdg", "schedule", "memplan", "json"}));
     bool no_incrementalize = false;
-    app.add_option("--incrementalize-min-bytes", opts.incrementalize_min_bytes,
-                   "make running sums only of tensors of at least BYTES (default 1 MB)");
-    app.add_flag("--fno-incrementalize", no_incrementalize,
-                 "(spelled -fno-incrementalize) keep sums over slices as written");
+    trlc::add_incrementalize_options(app, opts, &no_incrementalize);
     bool no_vectorize = false;
     app.add_flag("--fno-vectorize", no_vectorize,
                  "(spelled -fno-vectorize) keep every dim a loop: no batch axes");
     app.add_flag("--no-color", opts.no_color, "never colour diagnostics");
 
-    std::vector<std::string> args = trlc::cli11_args(argc, argv);
-    try {
-        app.parse(args);
-    } catch (const CLI::ParseError &e) {
-        int code = app.exit(e);
-        return code == 0 ? 0 : 1;
-    }
+    int exit_code = 0;
+    if (!trlc::parse_command_line(app, argc, argv, &exit_code)) return exit_code;
     opts.vectorize = !no_vectorize;
     opts.incrementalize = !no_incrementalize;
     trlc::SourceManager sm;

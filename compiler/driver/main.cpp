@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "driver/cli_common.h"
 #include "driver/pipeline.h"
 
 namespace {
@@ -61,10 +62,7 @@ int main(int argc, char **argv) {
     app.add_flag("--fno-vectorize", no_vectorize,
                  "(spelled -fno-vectorize) keep every dim a loop: no batch axes");
     bool no_incrementalize = false;
-    app.add_option("--incrementalize-min-bytes", opts.incrementalize_min_bytes,
-                   "make running sums only of tensors of at least BYTES (default 1 MB)");
-    app.add_flag("--fno-incrementalize", no_incrementalize,
-                 "(spelled -fno-incrementalize) keep sums over slices as written: no running sums");
+    trlc::add_incrementalize_options(app, opts, &no_incrementalize);
     bool no_fuse = false;
     app.add_flag("--fno-fuse", no_fuse,
                  "(spelled -fno-fuse) with --emit=cuda or -o: one kernel per statement, no fusion");
@@ -103,13 +101,8 @@ int main(int argc, char **argv) {
                    "use the isl schedule tree (YAML) in FILE instead of the scheduler")
         ->group("");
 
-    std::vector<std::string> args = trlc::cli11_args(argc, argv);
-    try {
-        app.parse(args);
-    } catch (const CLI::ParseError &e) {
-        int code = app.exit(e);
-        return code == 0 ? 0 : 1;
-    }
+    int exit_code = 0;
+    if (!trlc::parse_command_line(app, argc, argv, &exit_code)) return exit_code;
     opts.color = !opts.no_color && isatty(STDERR_FILENO) && getenv("NO_COLOR") == nullptr;
     opts.raw_defines = defines;
     opts.vectorize = !no_vectorize;
