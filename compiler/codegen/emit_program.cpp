@@ -731,12 +731,25 @@ public:
         out_ += "    " + ns + ", " + (prog_.emits.empty() ? "nullptr, nullptr" : "kStreamNames, kStreamPoints") + ",\n";
         out_ += "    0 /* default seed, as trlc --interpret */, kLoadBytes, " +
                 std::string(prog_.emits.empty() ? "nullptr" : "kStreamGuarded") + "};\n\n";
+        // The passive OpenMP wait (dsl/README §7.7) is registered here, in the translation unit
+        // of main, never in the runtime: an application that embeds this source under its own
+        // main (TRL_NO_MAIN) keeps its process and environment as they are.
+        out_ += "#ifndef TRL_NO_MAIN  // define it to embed this program under your own main\n";
+        out_ += "#if !defined(__CUDACC__)\n";
+        out_ += "// Host build: before libgomp starts, the runtime re-executes this program with\n";
+        out_ += "// OMP_WAIT_POLICY=PASSIVE unless OMP_WAIT_POLICY or GOMP_SPINCOUNT is set.\n";
+        out_ += "extern \"C\" void trl_preinit_wait_policy(int argc, char **argv, char **envp);\n";
+        out_ += "typedef void (*trl_preinit_fn)(int, char **, char **);\n";
+        out_ += "__attribute__((section(\".preinit_array\"), used)) static const trl_preinit_fn "
+                "trl_preinit_entry = trl_preinit_wait_policy;\n";
+        out_ += "#endif\n";
         out_ += "int main(int argc, char **argv) {\n";
         out_ += "    trl_ctx *ctx = nullptr;\n";
         out_ += "    int rc = trl_init(&ctx, &kProgramInfo, argc, argv);\n";
         out_ += "    if (rc != TRL_OK) return trl_exit_code(rc);\n";
         out_ += "    run_program(ctx);\n";
         out_ += "    return trl_finish(ctx);\n}\n";
+        out_ += "#endif  // TRL_NO_MAIN\n";
     }
 
 private:

@@ -18,18 +18,21 @@
 // a generated program with many small kernels many times slower on a machine whose cores are
 // shared (numbers in dsl/README §7.7); the results do not depend on the wait policy.  libgomp
 // reads OMP_WAIT_POLICY once, in its initializer, before main, and libc sets up `environ` only
-// after the executable's .preinit_array functions run, so setenv cannot reach it in time.  The
-// preinit function below therefore re-executes the program (/proc/self/exe, same argv) with
+// after the executable's .preinit_array functions run, so setenv cannot reach it in time.
+// trl_preinit_wait_policy therefore re-executes the program (/proc/self/exe, same argv) with
 // OMP_WAIT_POLICY=PASSIVE added to the environment, before any library initializer has run;
 // it does nothing when OMP_WAIT_POLICY or GOMP_SPINCOUNT is already set, and if the exec
-// fails the program simply goes on with libgomp's default.
+// fails the program simply goes on with libgomp's default.  The runtime only defines it: the
+// generated source puts it in .preinit_array next to its `main` (codegen/emit_program.cpp),
+// so an executable that trlc builds re-executes itself, and an application that links the
+// runtime under its own main, or includes the generated source with TRL_NO_MAIN, never does.
 static bool trl_env_has(char **envp, const char *name) {
     size_t n = std::strlen(name);
     for (char **e = envp; e && *e; ++e)
         if (std::strncmp(*e, name, n) == 0 && (*e)[n] == '=') return true;
     return false;
 }
-static void trl_preinit_wait_policy(int, char **argv, char **envp) {
+extern "C" void trl_preinit_wait_policy(int, char **argv, char **envp) {
     if (!argv || !argv[0] || trl_env_has(envp, "OMP_WAIT_POLICY") ||
         trl_env_has(envp, "GOMP_SPINCOUNT"))
         return;
@@ -42,8 +45,6 @@ static void trl_preinit_wait_policy(int, char **argv, char **envp) {
     env[count + 1] = nullptr;
     execve("/proc/self/exe", argv, env);  // returns only on failure: keep going
 }
-__attribute__((section(".preinit_array"), used)) static void (*const trl_preinit_entry)(
-    int, char **, char **) = trl_preinit_wait_policy;
 
 namespace trl_rt {
 
