@@ -226,7 +226,29 @@ public:
         return v;
     }
 
-    void line(const std::string &s) { out_ += std::string(indent_ * 4, ' ') + s + "\n"; }
+    /** One line at the current indent.  A loop header ("for (...") is preceded by TRLG_SEQ
+     *  (#pragma unroll 1 in device code, nothing on the host) unless its trip count is a literal <= 4:
+     *  these loops run sequentially in one thread, and NVVM's optimizer, left to unroll the
+     *  hundreds of static loops (64 to 4096 iterations, byte-wise arena copies) of a training
+     *  program's kernels, spent ~15 min of CPU on one sample (see test/lit/cuda). */
+    void line(const std::string &s) {
+        std::string pad(indent_ * 4, ' ');
+        // On a line of its own: libFormat keeps an upper-case macro alone on its line as a
+        // statement, so the loop is formatted as usual below it.
+        if (sequential_loop(s)) out_ += pad + "TRLG_SEQ\n";
+        out_ += pad + s + "\n";
+    }
+    /** Whether "s" is a loop header "for (init; v < BOUND; ...)" whose BOUND is not a literal
+     *  <= 4 (short literal loops stay unrollable: cheap to compile, faster on the device). */
+    static bool sequential_loop(const std::string &s) {
+        if (s.compare(0, 5, "for (") != 0) return false;
+        size_t semi = s.find(';');
+        size_t lt = s.find(" < ", semi == std::string::npos ? 0 : semi);
+        size_t end = lt == std::string::npos ? lt : s.find(';', lt);
+        if (end == std::string::npos) return true;
+        std::string bound = s.substr(lt + 3, end - lt - 3);
+        return !(static_dim(bound) && bound.size() < 10 && std::stoll(bound) <= 4);
+    }
     void open(const std::string &s) {
         line(s.empty() ? "{" : s + " {");
         ++indent_;
@@ -370,41 +392,29 @@ public:
     }
 
     std::string unary_expr(UnaryOp op, DType dt, const std::string &x, const Loc &loc) {
-        if (dt == DType::F32) {
+        if (dt == DType::F32 || dt == DType::F64) {
+            // f32 calls libm's float functions (expf, …) and f32 literals, as value.cpp does.
+            const std::string f = dt == DType::F32 ? "f" : "";
+            const std::string zero = "0.0" + f, one = "1.0" + f;
+            auto call = [&](const char *fn) { return fn + f + "(" + x + ")"; };
             switch (op) {
             case UnaryOp::Neg: return "-" + x;
-            case UnaryOp::Exp: return "expf(" + x + ")";
-            case UnaryOp::Log: return "logf(" + x + ")";
-            case UnaryOp::Sqrt: return "sqrtf(" + x + ")";
-            case UnaryOp::Tanh: return "tanhf(" + x + ")";
-            case UnaryOp::Sigmoid: return "1.0f / (1.0f + expf(-" + x + "))";
-            case UnaryOp::Relu: return "(" + x + " != " + x + " ? " + x + " : (" + x + " > 0.0f ? " + x + " : 0.0f))";
-            case UnaryOp::Abs: return "fabsf(" + x + ")";
-            case UnaryOp::Sin: return "sinf(" + x + ")";
-            case UnaryOp::Cos: return "cosf(" + x + ")";
-            case UnaryOp::Floor: return "floorf(" + x + ")";
-            case UnaryOp::Ceil: return "ceilf(" + x + ")";
-            case UnaryOp::Sign: return "(" + x + " > 0.0f ? 1.0f : " + x + " < 0.0f ? -1.0f : " + x + ")";
+            case UnaryOp::Exp: return call("exp");
+            case UnaryOp::Log: return call("log");
+            case UnaryOp::Sqrt: return call("sqrt");
+            case UnaryOp::Tanh: return call("tanh");
+            case UnaryOp::Sigmoid: return one + " / (" + one + " + exp" + f + "(-" + x + "))";
+            case UnaryOp::Relu:
+                return "(" + x + " != " + x + " ? " + x + " : (" + x + " > " + zero + " ? " + x + " : " + zero + "))";
+            case UnaryOp::Abs: return call("fabs");
+            case UnaryOp::Sin: return call("sin");
+            case UnaryOp::Cos: return call("cos");
+            case UnaryOp::Floor: return call("floor");
+            case UnaryOp::Ceil: return call("ceil");
+            case UnaryOp::Sign:
+                return "(" + x + " > " + zero + " ? " + one + " : " + x + " < " + zero + " ? -" + one + " : " + x + ")";
             case UnaryOp::StopGrad: return x;
-            case UnaryOp::Not: return "(" + x + " == 0.0f)";
-            }
-        } else if (dt == DType::F64) {
-            switch (op) {
-            case UnaryOp::Neg: return "-" + x;
-            case UnaryOp::Exp: return "exp(" + x + ")";
-            case UnaryOp::Log: return "log(" + x + ")";
-            case UnaryOp::Sqrt: return "sqrt(" + x + ")";
-            case UnaryOp::Tanh: return "tanh(" + x + ")";
-            case UnaryOp::Sigmoid: return "1.0 / (1.0 + exp(-" + x + "))";
-            case UnaryOp::Relu: return "(" + x + " != " + x + " ? " + x + " : (" + x + " > 0.0 ? " + x + " : 0.0))";
-            case UnaryOp::Abs: return "fabs(" + x + ")";
-            case UnaryOp::Sin: return "sin(" + x + ")";
-            case UnaryOp::Cos: return "cos(" + x + ")";
-            case UnaryOp::Floor: return "floor(" + x + ")";
-            case UnaryOp::Ceil: return "ceil(" + x + ")";
-            case UnaryOp::Sign: return "(" + x + " > 0.0 ? 1.0 : " + x + " < 0.0 ? -1.0 : " + x + ")";
-            case UnaryOp::StopGrad: return x;
-            case UnaryOp::Not: return "(" + x + " == 0.0)";
+            case UnaryOp::Not: return "(" + x + " == " + zero + ")";
             }
         } else if (dt == DType::I32) {
             switch (op) {
@@ -1520,6 +1530,26 @@ inline const char *const kPrelude = R"(// ---- locals above 64 KiB: per thread, 
     if (!name##_heap) name##_heap = static_cast<T *>(trl_scratch_alloc(sizeof(T) * (n))); \
     T *const name = name##_heap
 #endif
+// ---- TRLG_SEQ before a loop: not unrolled by NVVM (each loop runs sequentially in one thread;
+// unrolling the many long static loops of a training program's kernels made nvcc's optimized
+// build take minutes per kernel).  Nothing on the host.
+#ifdef __CUDA_ARCH__
+#define TRLG_SEQ _Pragma("unroll 1")
+#else
+#define TRLG_SEQ
+#endif
+// ---- orthogonal(): one out-of-line copy on the device.  Inlined at each call with its
+// constant shape, NVVM specialised and unrolled the Householder loops per call (~10 s of CPU
+// for the six calls of an actor-critic's initializer).  Same code on the host.
+#ifdef __CUDA_ARCH__
+#define TRLG_DEVICE_NOINLINE __noinline__
+#else
+#define TRLG_DEVICE_NOINLINE
+#endif
+TRL_HOST_DEVICE TRLG_DEVICE_NOINLINE inline void trlg_orthogonal_f64(trl::RngKey key, long long rows, long long cols,
+                                                                     double gain, double *out, double *work) {
+    trl::orthogonal_f64(key, rows, cols, gain, out, work);
+}
 // ---- helpers: integer and float semantics of the reference interpreter (interp/value.cpp)
 TRL_HOST_DEVICE inline long long trlg_min(long long a, long long b) { return a < b ? a : b; }
 TRL_HOST_DEVICE inline long long trlg_max(long long a, long long b) { return a > b ? a : b; }

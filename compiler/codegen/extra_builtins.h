@@ -5,6 +5,7 @@
 // orthogonal and permutation call the kernels of runtime/trl_linalg.h, which the interpreter
 // (interp/value.cpp) calls too, so generated programs compute the same bits.  Their scratch
 // memory is local arrays of static size (2·rows·cols + rows·cols doubles for orthogonal).
+// orthogonal goes through trlg_orthogonal_f64 (kPrelude), out of line on the device.
 #include "codegen/expr_emitter.h"
 
 namespace trlc::codegen {
@@ -26,7 +27,7 @@ inline Val ExprEmitter::emit_extra_builtin(const ir::Node &n) {
         open("");
         std::string size = std::to_string(rows * cols);
         line("double work[2 * " + size + "], out[" + size + "];");
-        line("trl::orthogonal_f64(" + k.name + ", " + lit_int(rows) + ", " + lit_int(cols) + ", " +
+        line("trlg_orthogonal_f64(" + k.name + ", " + lit_int(rows) + ", " + lit_int(cols) + ", " +
              conv(g.name, g.dt, DType::F64) + ", out, work);");
         line("for (long long e = 0; e < " + size + "; ++e) " + r.name + "[e] = " +
              conv("out[e]", DType::F64, dt) + ";");
