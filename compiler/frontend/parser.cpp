@@ -372,12 +372,9 @@ private:
         return t;
     }
 
-    // fn    := 'fn' IDENT '(' [ IDENT { ',' IDENT } ] ')' ( '=' expr | block )
-    // block := '{' { stmt sep } '}'
-    // stmt  := 'let' ( IDENT | '(' IDENT { ',' IDENT } ')' ) '=' expr | 'return' expr
-    ast::Decl fn_decl() {
-        ast::Decl d = start(ast::DeclKind::Fn);
-        advance();
+    /** After 'fn': IDENT '(' [ param { ',' param } [','] ')' into d.name and d.params; a param
+     *  is IDENT, or IDENT ':' type when "typed" (extern fns). */
+    void fn_signature(ast::Decl &d, bool typed) {
         d.name = expect(Tok::Ident, "expected a function name after 'fn'").text;
         d.name_loc = prev().loc;
         Loc open = expect(Tok::LParen, "expected '(' and the parameter list after the "
@@ -388,10 +385,25 @@ private:
                 ast::Param p;
                 p.name = expect(Tok::Ident, "expected a parameter name").text;
                 p.loc = prev().loc;
+                if (typed) {
+                    expect(Tok::Colon, "expected ':' and a type after the parameter name "
+                                       "(extern parameters are typed)");
+                    p.has_type = true;
+                    p.type = type_annot();
+                }
                 d.params.push_back(std::move(p));
             } while (accept(Tok::Comma));
         }
         expect_close(Tok::RParen, "expected ')' to close the parameter list", open, "(");
+    }
+
+    // fn    := 'fn' IDENT '(' [ IDENT { ',' IDENT } ] ')' ( '=' expr | block )
+    // block := '{' { stmt sep } '}'
+    // stmt  := 'let' ( IDENT | '(' IDENT { ',' IDENT } ')' ) '=' expr | 'return' expr
+    ast::Decl fn_decl() {
+        ast::Decl d = start(ast::DeclKind::Fn);
+        advance();
+        fn_signature(d, /*typed=*/false);
         if (accept(Tok::Assign)) {
             ast::FnStmt s;
             s.kind = ast::FnStmt::Return;
@@ -548,24 +560,7 @@ private:
         d.module = expect(Tok::String, "expected the header path as a string after 'extern'")
                        .text;
         expect(Tok::KwFn, "expected 'fn' after the header path");
-        d.name = expect(Tok::Ident, "expected a function name after 'fn'").text;
-        d.name_loc = prev().loc;
-        Loc open = expect(Tok::LParen, "expected '(' and the parameter list after the "
-                                       "function name").loc;
-        if (!at(Tok::RParen)) {
-            do {
-                if (at(Tok::RParen)) break;
-                ast::Param p;
-                p.name = expect(Tok::Ident, "expected a parameter name").text;
-                p.loc = prev().loc;
-                expect(Tok::Colon, "expected ':' and a type after the parameter name (extern "
-                                   "parameters are typed)");
-                p.has_type = true;
-                p.type = type_annot();
-                d.params.push_back(std::move(p));
-            } while (accept(Tok::Comma));
-        }
-        expect_close(Tok::RParen, "expected ')' to close the parameter list", open, "(");
+        fn_signature(d, /*typed=*/true);
         expect(Tok::Arrow, "expected '->' and the result type after the parameter list");
         d.has_type = true;
         d.type = type_annot();
