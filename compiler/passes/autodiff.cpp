@@ -30,10 +30,13 @@
 //    read uses (logits[b, i, t] reading net[i]) are summed over: J is read with a slice over them
 //    and reduced with sum.  A contribution whose guard is not always true goes to its own tensor
 //    (`….at`) with the guarded equation and an `otherwise`-like complement of zeros.
+//    A clamped position (`z[min(t+1, T-1)]`) is split into pieces over t's static range, each a
+//    shift or a constant restricted to its run of t (Contribution::var_range):
+//      adj_z[u] += J[u-1] when 1 <= u <= T-1 (the shift, t < T-1);   adj_z[T-1] += J[T-1].
 // 5. The grad node is replaced by a read of adj_X at E0's point.
 //
-// Not supported yet (diagnosed at the read): clamped reads (`x[min(t+1, T-1)]`), a dynamic
-// slice next to another slice, reads along V other than the identity, discounted_cumsum,
+// Not supported yet (diagnosed at the read): clamped reads over two dims or with more than 16
+// pieces, a dynamic slice next to another slice, reads along V other than the identity, discounted_cumsum,
 // extern calls and random numbers inside a differentiated equation, grad of grad.
 // Derivative conventions follow PyTorch/JAX: max/min (elementwise) split ties in halves,
 // reductions max/min share the gradient evenly among tied maxima, relu'(0) = 0, |x|'(0) = 0,
@@ -45,6 +48,8 @@
 #include <map>
 #include <set>
 #include <unordered_map>
+
+#include "interp/eval.h"
 
 namespace trlc {
 
@@ -1033,6 +1038,9 @@ struct Contribution {
     const Equation *eq;        // Ec
     std::vector<PosMap> pos;   // per position of z
     std::vector<int> var_pos;  // per variable of Ec: the position of z it maps to, or -1 (summed)
+    // Per variable of Ec: the consumer points [lo, hi) this contribution covers (a piece of a
+    // clamped read); empty = every point.
+    std::vector<std::pair<int64_t, int64_t>> var_range;
     std::vector<int> path;     // the leaf of z's type
     Loc loc;                   // the read
 };
@@ -1246,16 +1254,17 @@ private:
     }
 
     /** Checks a read "r" of a differentiated tensor by consumer equation "e" (of tensor c, or
-     *  the seed equation) and classifies its positions. */
-    Contribution analyze_read(const Node &r, int c, const Equation &e, bool seed,
-                              const std::vector<int> &V) {
-        const Tensor &z = prog_.tensors[r.tensor];
+     *  the seed equation) and classifies its positions: one contribution, or one per piece of a
+     *  clamped read. */
+    std::vector<Contribution> analyze_read(const Node &r, int c, const Equation &e, bool seed,
+                                           const std::vector<int> &V) {
         Contribution k;
         k.consumer = c;
         k.eq = &e;
         k.loc = r.loc;
         k.var_pos.assign(e.vars.size(), -1);
         std::string rt = read_text(r, e);
+        std::vector<size_t> clamped;  // positions indexed by min/max of affine forms
         for (size_t j = 0; j < r.index.size(); ++j) {
             const ReadIndex &ri = r.index[j];
             PosMap p;
@@ -1280,8 +1289,7 @@ private:
                     p.hi = ri.hi->aff.constant;
                 }
             } else if (ri.point->kind != IndexExpr::Aff) {
-                throw AdError{r.loc,
-                              "grad through the clamped read " + rt + " is not supported yet"};
+                clamped.push_back(j);  // split into pieces below
             } else if (ri.point->aff.is_constant()) {
                 p.kind = PosMap::Const;
                 p.a = ri.point->aff.constant;
@@ -1310,7 +1318,97 @@ private:
             }
             k.pos.push_back(p);
         }
-        // Along the grad's own dims every read is the identity.
+        std::vector<Contribution> pieces = clamped_pieces(r, e, k, clamped, rt);
+        for (const Contribution &piece : pieces) check_identity_along(piece, r, c, e, seed, V, rt);
+        return pieces;
+    }
+
+    /** A clamped position (`x[min(t+1, T-1)]`, `x[max(t-2, 0)]`, any min/max of affine forms of
+     *  one dim) is piecewise "dim plus a constant" or constant over the dim's range: the read
+     *  is split into one contribution per piece, each restricted to its consumer points
+     *  (var_range).  The pieces are found by evaluating the index at every point of the dim
+     *  (its bound is static): maximal runs where it steps by 1 are Var pieces, runs where it
+     *  stays equal are Const pieces (a lone point is a Const piece). */
+    std::vector<Contribution> clamped_pieces(const Node &r, const Equation &e, Contribution k,
+                                             const std::vector<size_t> &clamped,
+                                             const std::string &rt) const {
+        const size_t kMaxPieces = 16;
+        k.var_range.assign(e.vars.size(), {0, 0});
+        for (size_t v = 0; v < e.vars.size(); ++v) k.var_range[v] = {0, prog_.dims[e.vars[v]].bound};
+        std::vector<Contribution> out{k};
+        for (size_t j : clamped) {
+            const IndexExpr &ix = *r.index[j].point;
+            std::set<int> used;
+            std::function<void(const IndexExpr &)> vars = [&](const IndexExpr &x) {
+                if (x.kind != IndexExpr::Aff) {
+                    vars(*x.a);
+                    vars(*x.b);
+                    return;
+                }
+                for (size_t v = 0; v < x.aff.coef.size(); ++v)
+                    if (x.aff.coef[v]) used.insert(static_cast<int>(v));
+            };
+            vars(ix);
+            if (used.size() > 1)
+                throw AdError{r.loc, "grad through the clamped read " + rt +
+                                         " is not supported: its index uses two dims"};
+            std::vector<Contribution> next;
+            if (used.empty()) {  // min/max of constants
+                for (Contribution piece : out) {
+                    piece.pos[j].kind = PosMap::Const;
+                    piece.pos[j].a = interp::eval_index_expr(ix, {});
+                    next.push_back(piece);
+                }
+                out = std::move(next);
+                continue;
+            }
+            const int var = *used.begin();
+            std::vector<int64_t> env(e.vars.size(), 0);
+            auto at = [&](int64_t t) {
+                env[var] = t;
+                return interp::eval_index_expr(ix, env);
+            };
+            for (const Contribution &base : out) {
+                const auto [lo, hi] = base.var_range[var];
+                for (int64_t t0 = lo; t0 < hi;) {
+                    int64_t v0 = at(t0), t1 = t0 + 1;
+                    bool steps = t1 < hi && at(t1) == v0 + 1;
+                    while (t1 < hi && at(t1) == (steps ? v0 + (t1 - t0) : v0)) ++t1;
+                    Contribution piece = base;
+                    piece.var_range[var] = {t0, t1};
+                    PosMap &pm = piece.pos[j];
+                    if (steps) {
+                        if (piece.var_pos[var] >= 0)
+                            throw AdError{r.loc, "grad through the read " + rt +
+                                                     " is not supported: it uses '" +
+                                                     var_name(e, var) + "' at two positions"};
+                        pm.kind = PosMap::Var;
+                        pm.var = var;
+                        pm.a = v0 - t0;
+                        piece.var_pos[var] = static_cast<int>(j);
+                    } else {
+                        pm.kind = PosMap::Const;
+                        pm.a = v0;
+                    }
+                    next.push_back(piece);
+                    if (next.size() > kMaxPieces)
+                        throw AdError{r.loc, "grad through the clamped read " + rt +
+                                                 " is not supported: its index has more than " +
+                                                 std::to_string(kMaxPieces) +
+                                                 " affine pieces over the dim's range"};
+                    t0 = t1;
+                }
+            }
+            out = std::move(next);
+        }
+        return out;
+    }
+
+    /** Along the grad's own dims V every read is the identity (different grad points never
+     *  mix); throws the diagnostic otherwise. */
+    void check_identity_along(const Contribution &k, const Node &r, int c, const Equation &e,
+                              bool seed, const std::vector<int> &V, const std::string &rt) const {
+        const Tensor &z = prog_.tensors[r.tensor];
         for (int d : V) {
             int vd = -1;
             for (size_t v = 0; v < e.vars.size(); ++v)
@@ -1330,7 +1428,12 @@ private:
                                          prog_.dims[d].name + "' is not supported: " +
                                          (seed ? "" : lhs_text(c, e) + " ") + "reads " + rt};
         }
-        return k;
+    }
+
+    /** The consumer points [lo, hi) of variable "v" that contribution "k" covers. */
+    std::pair<int64_t, int64_t> var_range(const Contribution &k, int v) const {
+        if (!k.var_range.empty()) return k.var_range[v];
+        return {0, prog_.dims[k.eq->vars[v]].bound};
     }
 
     /** The sum of J over the consumer points that read z at the point "u" (affine forms of the
@@ -1345,9 +1448,9 @@ private:
             const PosMap &p = k.pos[j];
             if (p.kind == PosMap::Var) {
                 vmap[p.var] = aff_add(u[j], aff_const(p.a), -1);
-                int64_t bound = prog_.dims[e.vars[p.var]].bound;
-                g = guard_and(g, guard_and(guard_cmp(BinaryOp::Ge, vmap[p.var], aff_const(0)),
-                                           guard_cmp(BinaryOp::Lt, vmap[p.var], aff_const(bound))));
+                auto [lo, hi] = var_range(k, p.var);
+                g = guard_and(g, guard_and(guard_cmp(BinaryOp::Ge, vmap[p.var], aff_const(lo)),
+                                           guard_cmp(BinaryOp::Lt, vmap[p.var], aff_const(hi))));
             } else if (p.kind == PosMap::Const) {
                 g = guard_and(g, guard_cmp(BinaryOp::Eq, u[j], aff_const(p.a)));
             } else {
@@ -1375,9 +1478,10 @@ private:
                 if (k.var_pos[pi.var] >= 0) {
                     ri.point = aff_ix(aff_add(vmap[pi.var], aff_const(o)));
                 } else {
+                    auto [lo, hi] = var_range(k, pi.var);
                     ri.is_slice = true;
-                    ri.lo = aff_ix(aff_const(o));
-                    ri.hi = aff_ix(aff_const(o + prog_.dims[e.vars[pi.var]].bound));
+                    ri.lo = aff_ix(aff_const(o + lo));
+                    ri.hi = aff_ix(aff_const(o + hi));
                     ++nsum;
                 }
             }
@@ -1577,9 +1681,11 @@ private:
                 NodePtr value;
             };
             std::vector<Leaf> ls;
-            std::vector<Contribution> ks;
+            std::vector<Contribution> ks;                   // per leaf: its first piece
+            std::vector<std::vector<Contribution>> kpieces;  // per leaf: every piece
             for (const auto &[r, g] : sw.reads) {
-                Contribution k = analyze_read(*r, C, e, seed, V);
+                std::vector<Contribution> pieces = analyze_read(*r, C, e, seed, V);
+                const Contribution &k = pieces.front();
                 std::vector<std::vector<int>> paths;
                 std::vector<int> p;
                 leaves(r->type, p, paths);
@@ -1589,9 +1695,9 @@ private:
                     for (const PosMap &pm : k.pos)
                         if (pm.dyn_lo) v = place_block(v, pm.dyn_lo, pm.hi, r->loc);
                     ls.push_back({r, path, v});
-                    Contribution kk = k;
-                    kk.path = path;
-                    ks.push_back(kk);
+                    for (Contribution &piece : pieces) piece.path = path;
+                    ks.push_back(pieces.front());
+                    kpieces.push_back(pieces);
                 }
             }
             if (ls.empty()) return;
@@ -1624,13 +1730,19 @@ private:
                 const Type &lt = l.value->type;
                 std::string zn = prog_.tensors[l.read->tensor].name;
                 for (int e : l.path) zn += "." + std::to_string(e);  // the tuple element
-                bool sums = false;  // the read leaves a variable of Ec out: J is sliced
-                for (int vp : ks[q].var_pos) sums = sums || vp < 0;
+                bool sums = false;  // a piece leaves a variable of Ec out: J is sliced
+                for (const Contribution &piece : kpieces[q])
+                    for (int vp : piece.var_pos) sums = sums || vp < 0;
+                auto record = [&](int j_tensor, int leaf) {
+                    for (Contribution piece : kpieces[q]) {
+                        piece.j_tensor = j_tensor;
+                        piece.leaf = leaf;
+                        piece.eq = self;  // Ec must stay valid: point into C's equations
+                        contribs[l.read->tensor].push_back(piece);
+                    }
+                };
                 if (K >= 0 && !sums) {  // read K at points, take the element there
-                    ks[q].j_tensor = K;
-                    ks[q].leaf = static_cast<int>(q);
-                    ks[q].eq = self;
-                    contribs[l.read->tensor].push_back(ks[q]);
+                    record(K, static_cast<int>(q));
                     continue;
                 }
                 int J = new_tensor(base_ + zn + ".from." + where, ct.dims, lt, l.read->loc);
@@ -1650,10 +1762,7 @@ private:
                     }
                     prog_.tensors[J].equations.push_back(mirror(ce, body));
                 }
-                ks[q].j_tensor = J;
-                // Ec must stay valid: point into the consumer tensor's equations.
-                ks[q].eq = self;
-                contribs[l.read->tensor].push_back(ks[q]);
+                record(J, -1);
             }
         };
         consume(R, e0_index, true);

@@ -114,6 +114,32 @@ c[t] = a[t] * a[0]
 d[T-1] = c[T-1]
 d[t] = c[t] * a[t+1]
 y = sum(d[0:T])""")
+    # clamped reads: the next step's value held at the end (a bootstrap), the window start
+    # held at 0, and both ends clamped (pieces: constant, shifted, constant)
+    add("clamped-next", """dim t < T = 5
+v[t] = tanh(x * f64(t + 1))
+b[t] = sum(v[min(t + 1, T - 1)] * v[t])
+y = sum(b[0:T])""", x=(2,))
+    add("clamped-prev", """dim t < T = 6
+v[t] = sin(x * f64(t) + 0.3)
+b[t] = sum(v[max(t - 2, 0)] * o[t])
+y = sum(b[0:T] ** 2)""", x=(3,), o=(6, 3))
+    add("clamped-both", """dim t < T = 7
+v[t] = exp(x * 0.1 * f64(t))
+b[t] = v[min(max(t - 1, 1), T - 2)] * f64(t + 1)
+y = sum(b[0:T] * b[0:T])""", x=(2,))
+    # a bootstrapped return: the value at min(t+1, T-1) inside a reverse recurrence
+    add("clamped-bootstrap", """dim t < T = 5
+val[t] = tanh(sum(x * o[t]))
+ret[T-1] = val[T-1]
+ret[t] = r[t] + 0.9 * val[min(t + 1, T - 1)] + 0.5 * ret[t+1]
+y = sum(ret[0:T] ** 2)""", x=(3,), o=(5, 3), r=(5,))
+    # a clamped read next to a batch dim, the loss summed over both
+    add("clamped-batch", """dim b < B = 2
+dim t < T = 4
+h[b, t] = tanh(x * f64(t + b + 1))
+l[b, t] = sum(h[b, min(t + 2, T - 1)] * o[b][t])
+y = mean(l[0:B, 0:T])""", x=(2,), o=(2, 4, 2))
     # guarded equations
     add("guards", """dim t < T = 6
 a[t] = x * f64(t) when t < 3
