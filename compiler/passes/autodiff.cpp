@@ -26,7 +26,7 @@
 //    backprop through time), a constant (`z[0]`: only at u = 0), or a constant slice (`z[0:T]`:
 //    the slice axis of g_r is indexed at u - lo); a dynamic slice (`z[t:T]`, `z[0:t+1]`) is
 //    read like the static slice 0:max(hi) after g_r has been placed at lo in a zero array of
-//    that length (one_hot), its variable being summed.  Variables of Ec that no position of the
+//    that length (one_hot, along the block's own axis), its variable being summed.  Variables of Ec that no position of the
 //    read uses (logits[b, i, t] reading net[i]) are summed over: J is read with a slice over them
 //    and reduced with sum.  A contribution whose guard is not always true goes to its own tensor
 //    (`….at`) with the guarded equation and an `otherwise`-like complement of zeros.
@@ -36,7 +36,7 @@
 // 5. The grad node is replaced by a read of adj_X at E0's point.
 //
 // Not supported yet (diagnosed at the read): clamped reads over two dims or with more than 16
-// pieces, a dynamic slice next to another slice, reads along V other than the identity, discounted_cumsum,
+// pieces, a dynamic slice whose adjoint has rank > 2, reads along V other than the identity, discounted_cumsum,
 // extern calls and random numbers inside a differentiated equation, grad of grad.
 // Derivative conventions follow PyTorch/JAX: max/min (elementwise) split ties in halves,
 // reductions max/min share the gradient evenly among tied maxima, relu'(0) = 0, |x|'(0) = 0,
@@ -1006,13 +1006,18 @@ int64_t index_max(const IndexExpr &e, const std::vector<int64_t> &bounds) {
     return m;
 }
 
-/** The adjoint "g" of a dynamic block x[lo:hi] (shape [L] or [L, n]) placed in a zero array of
- *  length "n_out" along its first axis, at lo: Σ_s one_hot(lo + s, n_out)·g[s]. */
-NodePtr place_block(NodePtr g, const IndexExprPtr &lo, int64_t n_out, Loc loc) {
+/** The adjoint "g" of a dynamic block x[lo:hi] along axis "axis" of g (g of rank 1 or 2: a
+ *  block [L], or [L, n] / [n, L] — a block of vectors, or next to another slice) placed in a
+ *  zero array of length "n_out" along that axis, at lo: Σ_s one_hot(lo + s, n_out)·g[s]. */
+NodePtr place_block(NodePtr g, size_t axis, const IndexExprPtr &lo, int64_t n_out, Loc loc) {
+    if (g->type.shape.empty() || g->type.shape.size() > 2)
+        throw AdError{loc, "grad through a dynamic slice whose adjoint has rank > 2 (a block of "
+                           "matrices, or of vectors next to another slice) is not supported yet"};
+    if (axis == 1) {  // the block's axis first, placed, then back
+        NodePtr placed = place_block(transpose_(std::move(g), {1, 0}, loc), 0, lo, n_out, loc);
+        return transpose_(std::move(placed), {1, 0}, loc);
+    }
     const std::vector<Extent> &gs = g->type.shape;
-    if (gs.empty() || gs.size() > 2)
-        throw AdError{loc,
-                      "grad through a dynamic slice of a tensor of rank > 1 is not supported yet"};
     Node ar;
     ar.kind = NodeKind::Builtin;
     ar.builtin = BuiltinOp::Arange;
@@ -1274,11 +1279,6 @@ private:
                     !ri.lo->aff.is_constant() || !ri.hi->aff.is_constant()) {
                     // A block whose ends move with the variables: its adjoint is placed in
                     // [0, max hi) first, then read like the static slice 0:max hi.
-                    int nslices = 0;
-                    for (const ReadIndex &o : r.index) nslices += o.is_slice ? 1 : 0;
-                    if (nslices > 1)
-                        throw AdError{r.loc, "grad through the dynamic slice " + rt +
-                                                 " next to other slices is not supported yet"};
                     std::vector<int64_t> bounds;
                     for (int d : e.vars) bounds.push_back(prog_.dims[d].bound);
                     p.dyn_lo = ri.lo;
@@ -1692,8 +1692,12 @@ private:
                 for (const auto &path : paths) {
                     NodePtr v = leaf_adj(g, path);
                     if (!v || !is_float_dtype(leaf_type(r->type, path).dtype)) continue;
-                    for (const PosMap &pm : k.pos)
-                        if (pm.dyn_lo) v = place_block(v, pm.dyn_lo, pm.hi, r->loc);
+                    size_t axis = 0;  // the slice axes lead the value read, in position order
+                    for (const PosMap &pm : k.pos) {
+                        if (pm.kind != PosMap::Slice) continue;
+                        if (pm.dyn_lo) v = place_block(v, axis, pm.dyn_lo, pm.hi, r->loc);
+                        ++axis;
+                    }
                     ls.push_back({r, path, v});
                     for (Contribution &piece : pieces) piece.path = path;
                     ks.push_back(pieces.front());

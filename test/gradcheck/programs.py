@@ -140,6 +140,17 @@ dim t < T = 4
 h[b, t] = tanh(x * f64(t + b + 1))
 l[b, t] = sum(h[b, min(t + 2, T - 1)] * o[b][t])
 y = mean(l[0:B, 0:T])""", x=(2,), o=(2, 4, 2))
+    # dynamic slices next to a static one: the block's adjoint placed along its own axis
+    add("dynslice-next-to-batch", """dim b < B = 3
+dim t < T = 4
+h[b, t] = tanh(sum(x * o[b][t]))
+m[t] = sum(h[0:B, t:T])
+y = sum(m[0:T] ** 2)""", x=(2,), o=(3, 4, 2))
+    add("dynslice-then-batch", """dim b < B = 2
+dim t < T = 5
+h[t, b] = sin(sum(x * o[t][b]) + 0.2)
+m[t] = sum(h[max(t - 2, 0):t + 1, 0:B] * w[t])
+y = sum(m[0:T] * m[0:T])""", x=(3,), o=(5, 2, 3), w=(5,))
     # guarded equations
     add("guards", """dim t < T = 6
 a[t] = x * f64(t) when t < 3
