@@ -26,9 +26,9 @@
 //    backprop through time), a constant (`z[0]`: only at u = 0), or a constant slice (`z[0:T]`:
 //    the slice axis of g_r is indexed at u - lo); a dynamic slice (`z[t:T]`, `z[0:t+1]`) is
 //    read like the static slice 0:max(hi) after g_r has been placed at lo in a zero array of
-//    that length (one_hot, along the block's own axis), its variable being summed.  Variables of Ec that no position of the
-//    read uses (logits[b, i, t] reading net[i]) are summed over: J is read with a slice over them
-//    and reduced with sum.  A contribution whose guard is not always true goes to its own tensor
+//    that length (one_hot, along the block's own axis), its variable being summed.  Variables
+//    of Ec that no position of the read uses (logits[b, i, t] reading net[i]) are summed over:
+//    J is read with a slice over them and reduced with sum.  A contribution whose guard is not always true goes to its own tensor
 //    (`….at`) with the guarded equation and an `otherwise`-like complement of zeros.
 //    A clamped position (`z[min(t+1, T-1)]`) is split into pieces over t's static range, each a
 //    shift or a constant restricted to its run of t (Contribution::var_range):
