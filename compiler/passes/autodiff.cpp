@@ -28,8 +28,9 @@
 //    read like the static slice 0:max(hi) after g_r has been placed at lo in a zero array of
 //    that length (one_hot, along the block's own axis), its variable being summed.  Variables
 //    of Ec that no position of the read uses (logits[b, i, t] reading net[i]) are summed over:
-//    J is read with a slice over them and reduced with sum.  A contribution whose guard is not always true goes to its own tensor
-//    (`….at`) with the guarded equation and an `otherwise`-like complement of zeros.
+//    J is read with a slice over them and reduced with sum.  A contribution whose guard is not
+//    always true goes to its own tensor (`….at`) with the guarded equation and an
+//    `otherwise`-like complement of zeros.
 //    A clamped position (`z[min(t+1, T-1)]`) is split into pieces over t's static range, each a
 //    shift or a constant restricted to its run of t (Contribution::var_range):
 //      adj_z[u] += J[u-1] when 1 <= u <= T-1 (the shift, t < T-1);   adj_z[T-1] += J[T-1].
@@ -1334,7 +1335,8 @@ private:
                                              const std::string &rt) const {
         const size_t kMaxPieces = 16;
         k.var_range.assign(e.vars.size(), {0, 0});
-        for (size_t v = 0; v < e.vars.size(); ++v) k.var_range[v] = {0, prog_.dims[e.vars[v]].bound};
+        for (size_t v = 0; v < e.vars.size(); ++v)
+            k.var_range[v] = {0, prog_.dims[e.vars[v]].bound};
         std::vector<Contribution> out{k};
         for (size_t j : clamped) {
             const IndexExpr &ix = *r.index[j].point;
