@@ -461,9 +461,19 @@ public:
         flush(n.children.size());
     }
 
+    /** The kernel of group "g": named after its first statement and its size; a statement the
+     *  loop nest runs in several places (peeled or split loops) can start several groups of
+     *  the same size, so the second and later of those get "_2", "_3", …. */
     std::string fused_name(int g) const {
-        const auto &m = groups_.at(g);
-        return "k_fused_" + ident(sched_.statements.at(m.front()).name) + "_x" + std::to_string(m.size());
+        auto base = [&](int h) {
+            const auto &m = groups_.at(h);
+            return "k_fused_" + ident(sched_.statements.at(m.front()).name) + "_x" +
+                   std::to_string(m.size());
+        };
+        const std::string name = base(g);
+        int earlier = 0;
+        for (int h = 0; h < g; ++h) earlier += base(h) == name ? 1 : 0;
+        return earlier ? name + "_" + std::to_string(earlier + 1) : name;
     }
 
     /** One kernel running the statements of group "g" in order at each batch point. */
