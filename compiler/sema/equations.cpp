@@ -341,11 +341,17 @@ void Sema::infer_domains() {
     }
 }
 
+void Sema::note_guard_alternative(Loc loc) {
+    note(loc, "a condition that is not affine (every K iterations: 'i % K == 0') can choose in "
+              "the body instead: x[i+1] = where(i % K == 0, a[i], b[i])");
+}
+
 ir::GuardPtr Sema::lower_guard(const ast::Expr &e, Scope &scope) {
     auto g = std::make_shared<ir::Guard>();
     auto bad = [&]() -> ir::GuardPtr {
         error(e.loc, "non-affine guard: '" + text(e.loc) +
                          "'; a guard compares affine expressions of the dims, e.g. t < T - 1");
+        note_guard_alternative(e.loc);
         return nullptr;
     };
     if (e.kind == ast::ExprKind::BoolLit) {
@@ -416,6 +422,7 @@ void Sema::build_equations() {
                     error(s.decl->guard->loc, "non-affine guard: '" + text(s.decl->guard->loc) +
                                                   "'; a guard compares affine expressions of "
                                                   "the dims, e.g. t < T - 1");
+                    note_guard_alternative(s.decl->guard->loc);
                 }
                 s.ok = s.eq.guard != nullptr;
             }

@@ -164,6 +164,8 @@ public:
     void ensure_typed(int tensor);
     std::optional<ir::Affine> pattern_affine(const ast::Expr &e, int module);
     ir::GuardPtr lower_guard(const ast::Expr &e, Scope &scope);
+    /** The note after a non-affine guard error: choose with where() in the body instead. */
+    void note_guard_alternative(Loc loc);
     void check_read_consistency();
 
     // ---- lower_expr.cpp
