@@ -146,23 +146,24 @@ inline std::string ast_c(const AstExpr &e) {
         for (size_t k = 1; k < e.args.size(); ++k) s += std::string(" ") + op + " " + a(k);
         return s + ")";
     };
+    auto call = [&](const char *fn) { return std::string(fn) + "(" + a(0) + ", " + a(1) + ")"; };
     switch (e.op) {
     case AstExpr::Int: return e.value < 0 ? "(" + lit_int(e.value) + ")" : lit_int(e.value);
     case AstExpr::Var: return "c" + std::to_string(e.var);
     case AstExpr::Neg: return "(-" + a(0) + ")";
-    case AstExpr::Add: return "(" + a(0) + " + " + a(1) + ")";
-    case AstExpr::Sub: return "(" + a(0) + " - " + a(1) + ")";
-    case AstExpr::Mul: return "(" + a(0) + " * " + a(1) + ")";
-    case AstExpr::FloorDiv: return "trlg_floordiv(" + a(0) + ", " + a(1) + ")";
-    case AstExpr::Mod: return "trlg_pmod(" + a(0) + ", " + a(1) + ")";
+    case AstExpr::Add: return chain("+");
+    case AstExpr::Sub: return chain("-");
+    case AstExpr::Mul: return chain("*");
+    case AstExpr::FloorDiv: return call("trlg_floordiv");
+    case AstExpr::Mod: return call("trlg_pmod");
     case AstExpr::Min: return join("trlg_min");
     case AstExpr::Max: return join("trlg_max");
     case AstExpr::Select: return "(" + a(0) + " ? " + a(1) + " : " + a(2) + ")";
-    case AstExpr::Lt: return "(" + a(0) + " < " + a(1) + ")";
-    case AstExpr::Le: return "(" + a(0) + " <= " + a(1) + ")";
-    case AstExpr::Gt: return "(" + a(0) + " > " + a(1) + ")";
-    case AstExpr::Ge: return "(" + a(0) + " >= " + a(1) + ")";
-    case AstExpr::Eq: return "(" + a(0) + " == " + a(1) + ")";
+    case AstExpr::Lt: return chain("<");
+    case AstExpr::Le: return chain("<=");
+    case AstExpr::Gt: return chain(">");
+    case AstExpr::Ge: return chain(">=");
+    case AstExpr::Eq: return chain("==");
     case AstExpr::And: return chain("&&");
     case AstExpr::Or: return chain("||");
     }
