@@ -205,6 +205,7 @@ int64_t eval_ast_expr(const AstExpr &e, const std::vector<int64_t> &it) {
     auto a = [&](size_t k) { return eval_ast_expr(*e.args.at(k), it); };
     switch (e.op) {
     case AstExpr::Int: return e.value;
+    case AstExpr::Bound: return e.value;  // the compiled value (parametric nests: codegen only)
     case AstExpr::Var: return it.at(e.var);
     case AstExpr::Neg: return -a(0);
     case AstExpr::Add: return a(0) + a(1);

@@ -14,6 +14,7 @@
 //   loop nest for (c0 = -15; c0 <= 0; c0 += 1) { rew_0(-c0); ret_1(-c0); }
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -40,14 +41,16 @@ struct Statement {
 };
 
 /** An integer expression of the loop nest (from isl_ast_expr). `Var` reads the
- *  iterator of the enclosing For with id `var`. */
+ *  iterator of the enclosing For with id `var`.  `Bound` (only in a loop nest made
+ *  parametric by parametrize_loop_nest) reads the run-time value of program bound
+ *  number `var` (Program::bounds order); `value` holds its compiled value. */
 struct AstExpr;
 using AstExprPtr = std::shared_ptr<const AstExpr>;
 struct AstExpr {
     enum Op { Int, Var, Neg, Add, Sub, Mul, FloorDiv, Mod, Min, Max, Select,
-              Lt, Le, Gt, Ge, Eq, And, Or } op = Int;
-    int64_t value = 0;  // Int
-    int var = -1;       // Var
+              Lt, Le, Gt, Ge, Eq, And, Or, Bound } op = Int;
+    int64_t value = 0;  // Int; Bound: the compiled value
+    int var = -1;       // Var; Bound: the bound's index
     std::vector<AstExprPtr> args;
 };
 int64_t eval_ast_expr(const AstExpr &e, const std::vector<int64_t> &iterators);
@@ -117,5 +120,32 @@ std::string dependences_to_string(const Schedule &s);
  *  in Statement::dims order) for every statement instance. */
 void for_each_instance(const Schedule &s,
                        const std::function<void(int, const std::vector<int64_t> &)> &fn);
+
+// ---- run-time bounds (schedule/runtime_loop_nest.cpp) --------------------------------
+
+/** Per Int node of a base loop nest: how its value changes with each program bound
+ *  (bound index → slope), found by comparing loop nests built at other bound values. */
+struct LoopNestFit {
+    std::map<const AstExpr *, std::map<int, int64_t>> slopes;
+};
+
+/** Compare the loop nest "other", built with bound "bound" at its compiled value + 1 and
+ *  every other bound unchanged, with "base" (structure, iterators, statements) and record
+ *  the slope of every integer in "fit".  False with the first difference in "why". */
+bool fit_loop_nest(const LoopNode &base, const LoopNode &other, int bound, LoopNestFit &fit,
+                   std::string *why);
+
+/** Whether "other", built with bound values changed by "delta" (bound index → value minus
+ *  compiled value), equals "base" with every integer moved along its fitted slopes.  The
+ *  first difference in "why". */
+bool loop_nest_matches(const LoopNode &base, const LoopNestFit &fit,
+                       const std::map<int, int64_t> &delta, const LoopNode &other,
+                       std::string *why);
+
+/** "base" with every integer whose slopes are not all zero replaced by the affine
+ *  expression c + Σ slope_b · Bound_b (compiled values "values", bound index → value), for
+ *  code generation that reads the bounds at run time. */
+LoopNodePtr parametrize_loop_nest(const LoopNode &base, const LoopNestFit &fit,
+                                  const std::map<int, int64_t> &values);
 
 }  // namespace trlc
