@@ -17,8 +17,15 @@
 // together (at v + 1 and at m); if that fails only the first stays run-time.
 // Quick rejections without compiling: a bound of a batch axis, or of a dim along which a
 // buffer stores every point (modulus = extent), sizes a buffer.
+// Cost.  Each check is one more compilation up to the generated source (about 7 per
+// run-time bound).  When the program's own compilation so far took more than kSkipSeconds
+// of CPU time, or the checks exceed kBudgetFactor times that (and kMinBudget seconds), the
+// remaining bounds stay fixed ("not checked: ..."): large programs (PPO: a minute per
+// memory plan) are not compiled again and again; recompile with -D to change their bounds.
 #include "driver/runtime_bounds.h"
 
+#include <algorithm>
+#include <ctime>
 #include <memory>
 #include <sstream>
 
@@ -32,6 +39,12 @@ const char *kSizesBuffer = "sizes a buffer";
 const char *kCompiledIn = "its value is compiled into the code";
 const char *kSchedule = "the schedule changes with it";
 const char *kNoCompile = "the program does not compile at other values";
+const char *kTooSlow = "not checked: the program takes long to compile";
+const double kSkipSeconds = 3.0;
+const double kBudgetFactor = 8.0;
+const double kMinBudget = 2.0;  // small programs (tests) always get every check
+
+double cpu_seconds() { return static_cast<double>(std::clock()) / CLOCKS_PER_SEC; }
 
 /** The program compiled at other bound values (member order: the schedule's isl objects
  *  live in the PDG's context, so the PDG is destroyed last). */
@@ -106,6 +119,7 @@ public:
     Finder(const DriverOptions &opts, const ir::Program &prog, const Pdg &pdg,
            const Schedule &sched, const MemPlan &plan, const SourceManager &sm)
         : opts_(opts), prog_(prog), sched_(sched), plan_(plan) {
+        base_seconds_ = cpu_seconds();  // the program's compilation so far
         CodegenOptions cg;
         cg.fuse = opts.fuse;
         kernels_ = kernel_part(emit_cuda(prog, pdg, sched, plan, &sm, cg));
@@ -124,6 +138,10 @@ public:
             BoundInfo &info = codegen.bounds[k];
             info.fixed_reason = quick_reason(static_cast<int>(k));
             if (!info.fixed_reason.empty()) continue;
+            if (over_budget()) {
+                info.fixed_reason = kTooSlow;
+                continue;
+            }
             info.fixed_reason = fit_one(static_cast<int>(k), fits[k], &info.min_value);
             if (info.fixed_reason.empty()) {
                 info.runtime = true;
@@ -133,10 +151,11 @@ public:
         LoopNestFit all;
         for (int k : runtime)
             for (const auto &s : fits[k].slopes) all.slopes[s.first][k] = s.second.at(k);
-        if (runtime.size() > 1 && !joint_ok(runtime, all, codegen)) {
+        bool slow = runtime.size() > 1 && over_budget();
+        if (runtime.size() > 1 && (slow || !joint_ok(runtime, all, codegen))) {
             for (size_t i = 1; i < runtime.size(); ++i) {
                 codegen.bounds[runtime[i]].runtime = false;
-                codegen.bounds[runtime[i]].fixed_reason = kSchedule;
+                codegen.bounds[runtime[i]].fixed_reason = slow ? kTooSlow : kSchedule;
             }
             runtime.resize(1);
             all = LoopNestFit();
@@ -147,6 +166,11 @@ public:
     }
 
 private:
+    bool over_budget() const {
+        return base_seconds_ > kSkipSeconds ||
+               cpu_seconds() - base_seconds_ > std::max(kBudgetFactor * base_seconds_, kMinBudget);
+    }
+
     /** A reason to keep bound k fixed that needs no compilation, or "". */
     std::string quick_reason(int k) const {
         const std::string &name = names_[k];
@@ -185,6 +209,8 @@ private:
 
     /** Fit bound k alone; "" and its smallest accepted value in "min_value", or a reason. */
     std::string fit_one(int k, LoopNestFit &fit, int64_t *min_value) {
+        // Over budget part-way: the fit and the +2 check are required, the smallest value
+        // search is not (the compiled value is then the smallest accepted).
         int64_t v = values_.at(k);
         if (v > (int64_t(1) << 30)) return kCompiledIn;
         std::string r = check({{k, 1}}, fit, &fit, k);
@@ -192,14 +218,14 @@ private:
         if (!r.empty()) return r;
         int64_t lo = v;
         int tries = 0;
-        for (int64_t m = 1; m < v && tries < 4; m = m < 4 ? m + 1 : m * 2, ++tries) {
+        for (int64_t m = 1; m < v && tries < 4 && !over_budget(); m = m < 4 ? m + 1 : m * 2, ++tries) {
             if (check({{k, m - v}}, fit).empty()) {
                 lo = m;
                 break;
             }
         }
         int64_t mid = (lo + v) / 2;
-        if (mid != lo && mid != v && !check({{k, mid - v}}, fit).empty()) lo = v;
+        if (mid != lo && mid != v && (over_budget() || !check({{k, mid - v}}, fit).empty())) lo = v;
         *min_value = lo;
         return "";
     }
@@ -221,6 +247,7 @@ private:
     std::string kernels_;
     std::vector<std::string> names_;
     std::map<int, int64_t> values_;
+    double base_seconds_ = 0;
 };
 
 }  // namespace
