@@ -197,8 +197,9 @@ int run(const DriverOptions &opts, SourceManager &sm, Diagnostics &diag) {
     CodegenOptions codegen_opts;
     codegen_opts.fuse = opts.fuse;
     codegen_opts.blas = opts.blas;
+    timer.emplace("runtime bounds");
     if (opts.emit == "cuda" || !opts.output.empty())  // --bound NAME=V of the generated program
-        find_runtime_bounds(opts, *prog, pdg, sched, plan, sm, codegen_opts);
+        if (!find_runtime_bounds(opts, *prog, pdg, sched, plan, sm, codegen_opts, diag)) return 1;
     timer.emplace("codegen");
     if (opts.emit == "cuda") {
         try {

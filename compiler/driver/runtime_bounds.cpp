@@ -1,35 +1,36 @@
 // runtime_bounds — decide which program bounds a generated executable reads at run time
 // (`--bound NAME=V`, issue 4 §3) and build the loop nest that reads them.
 //
-// Rule.  A bound B (compiled value v) is run-time when the program, compiled again with
-// `-D B=w` for other values w, gives
-//   1. the same statements and the same memory plan (every buffer's kind, offset, bytes,
-//      moduli, strides; the arena's size): B sizes no buffer and no storage window;
-//   2. the same kernels and host functions, byte for byte (the generated source before the
-//      loop nest): B's value is compiled into no expression, shape or emit index;
-//   3. a loop nest of the same structure whose integers are affine in B
-//      (schedule/runtime_loop_nest.cpp): fitted from v and v + 1, checked at v + 2, at the
-//      smallest value m tried that passes (1, 2, 3, 4, 8, … below v) and at (m + v) / 2.
-// The generated program then accepts B = w for every w >= m (the smallest value checked;
-// larger values than v + 2 and values between the checked ones are trusted to follow the
-// same affine loop nest — isl builds it by the same steps for every large enough B).
-// When several bounds qualify, the program is compiled once more with all of them changed
-// together (at v + 1 and at m); if that fails only the first stays run-time.
-// Quick rejections without compiling: a bound of a batch axis, or of a dim along which a
-// buffer stores every point (modulus = extent), sizes a buffer.
-// Cost.  Each check is one more compilation up to the generated source (about 7 per
-// run-time bound).  When the program's own compilation so far took more than kSkipSeconds
-// of CPU time, or the checks exceed kBudgetFactor times that (and kMinBudget seconds), the
-// remaining bounds stay fixed ("not checked: ..."): large programs (PPO: a minute per
-// memory plan) are not compiled again and again; recompile with -D to change their bounds.
+// Rule (a deterministic function of the program and the flags; no clock is read).
+// A bound B with compiled value v is a *candidate* when it bounds some dim, no batch axis,
+// and no buffer of the memory plan stores every point along a dim it bounds.  Candidates are
+// checked in Program::bounds order, each together with the ones already accepted:
+//   1. the loop nest, proven (schedule/runtime_loop_nest.h): the compiled schedule tree,
+//      applied to the PDG's parametric statement domains with B as an isl parameter, orders
+//      every parametric flow dependence for all B >= m, and isl builds the AST for all those
+//      values;
+//   2. the memory plan and the kernels, at one other value w: the program compiled with
+//      -D B=w, run under the *compiled* schedule (not a new one), must have the same memory
+//      plan (every buffer's kind, moduli, strides, bytes, offset; the peak) and the same
+//      kernels and host functions, byte for byte.  w = 2 (then m = 2) when v > 2; when that
+//      fails, or v <= 2, w = v + 1 and m = v.
+// The generated program accepts B = V for every V >= m (up to 2^31 - 1).  The loop nest is
+// exact for every such V; the memory plan and the kernels are compared at m (or v + 1) and
+// v only, and trusted in between and above (they come from isl relations affine in B).
+// Cost: one compilation without the isl scheduler (front end, statements, memory plan,
+// kernels) per candidate checked, plus the parametric proof.  Automatic only for programs
+// of at most kAutoMaxStatements scheduled statements; `--runtime-bound=NAME[,NAME]` checks
+// the named bounds whatever the size (an error when one does not qualify) and
+// `--runtime-bound=none` keeps every bound fixed.
 #include "driver/runtime_bounds.h"
 
 #include <algorithm>
-#include <ctime>
 #include <memory>
+#include <set>
 #include <sstream>
 
 #include "passes/vectorize_free_dims.h"
+#include "schedule/runtime_loop_nest.h"
 
 namespace trlc {
 
@@ -37,67 +38,26 @@ namespace {
 
 const char *kSizesBuffer = "sizes a buffer";
 const char *kCompiledIn = "its value is compiled into the code";
-const char *kSchedule = "the schedule changes with it";
+const char *kNotDim = "it bounds no dim (its value is compiled into the code)";
 const char *kNoCompile = "the program does not compile at other values";
-const char *kTooSlow = "not checked: the program takes long to compile";
-const double kSkipSeconds = 3.0;
-const double kBudgetFactor = 8.0;
-const double kMinBudget = 2.0;  // small programs (tests) always get every check
-
-double cpu_seconds() { return static_cast<double>(std::clock()) / CLOCKS_PER_SEC; }
-
-/** The program compiled at other bound values (member order: the schedule's isl objects
- *  live in the PDG's context, so the PDG is destroyed last). */
-struct Variant {
-    SourceManager sm;
-    ir::Program prog;
-    Pdg pdg;
-    Schedule sched;
-    MemPlan plan;
-    std::string kernels;
-};
+const char *kStatements = "the statements change with it";
+const char *kNotAsked = "not asked for (trlc --runtime-bound)";
+const char *kNone = "trlc --runtime-bound=none";
 
 /** The generated source up to the loop nest: kernels, host functions, the arena constants. */
 std::string kernel_part(const std::string &src) {
     return src.substr(0, src.find("\n// The schedule's loop nest"));
 }
 
-std::unique_ptr<Variant> compile_at(const DriverOptions &base,
-                                    const std::map<std::string, int64_t> &values) {
-    DriverOptions o = base;
-    o.incrementalize_log = nullptr;
-    for (const auto &v : values) o.raw_defines.push_back(v.first + "=" + std::to_string(v.second));
-    auto out = std::make_unique<Variant>();
-    std::ostringstream sink;  // messages of a failed variant are not the user's
-    Diagnostics diag(out->sm, sink);
-    try {
-        if (!run_front_end(o, out->sm, diag, &out->prog, &out->pdg)) return nullptr;
-        std::vector<bool> batch = vectorize_free_dims(out->prog, out->pdg, o.vectorize);
-        ScheduleOptions so;
-        so.load_schedule = o.load_schedule;
-        out->sched = schedule_program(out->prog, out->pdg, batch, so, diag);
-        if (diag.has_errors() || !out->sched.root) return nullptr;
-        out->plan = plan_memory(out->prog, out->pdg, out->sched, diag);
-        if (diag.has_errors()) return nullptr;
-        CodegenOptions cg;
-        cg.fuse = o.fuse;
-        out->kernels = kernel_part(emit_cuda(out->prog, out->pdg, out->sched, out->plan, &out->sm, cg));
-    } catch (...) {  // CodegenError, isl, internal errors: this value is simply not usable
-        return nullptr;
-    }
-    return out;
-}
-
-bool same_statements(const Schedule &a, const Schedule &b) {
-    if (a.statements.size() != b.statements.size() || a.batch_dims != b.batch_dims) return false;
-    for (size_t i = 0; i < a.statements.size(); ++i) {
-        const Statement &x = a.statements[i], &y = b.statements[i];
-        if (x.name != y.name || x.kind != y.kind || x.index != y.index || x.equation != y.equation ||
-            x.dims != y.dims || x.batch_positions != y.batch_positions)
-            return false;
-    }
-    return true;
-}
+/** The program compiled at other bound values under the compiled schedule (member order: the
+ *  schedule's isl objects live in the PDG's context, so the PDG is destroyed last). */
+struct Variant {
+    SourceManager sm;
+    ir::Program prog;
+    Pdg pdg;
+    Schedule sched;
+    MemPlan plan;
+};
 
 bool same_layout(const MemPlan &a, const MemPlan &b) {
     if (a.peak_bytes != b.peak_bytes || a.buffers.size() != b.buffers.size() ||
@@ -114,64 +74,85 @@ bool same_layout(const MemPlan &a, const MemPlan &b) {
     return true;
 }
 
+std::vector<std::string> split_names(const std::string &s) {
+    std::vector<std::string> out;
+    std::string cur;
+    for (char c : s + ",") {
+        if (c == ',') {
+            if (!cur.empty()) out.push_back(cur);
+            cur.clear();
+        } else if (c != ' ') {
+            cur += c;
+        }
+    }
+    return out;
+}
+
 class Finder {
 public:
     Finder(const DriverOptions &opts, const ir::Program &prog, const Pdg &pdg,
-           const Schedule &sched, const MemPlan &plan, const SourceManager &sm)
-        : opts_(opts), prog_(prog), sched_(sched), plan_(plan) {
-        base_seconds_ = cpu_seconds();  // the program's compilation so far
-        CodegenOptions cg;
-        cg.fuse = opts.fuse;
-        if (base_seconds_ <= kSkipSeconds)  // else nothing is checked (over_budget)
-            kernels_ = kernel_part(emit_cuda(prog, pdg, sched, plan, &sm, cg));
+           const Schedule &sched, const MemPlan &plan, const SourceManager &sm,
+           const CodegenOptions &cg)
+        : opts_(opts), prog_(prog), pdg_(pdg), sched_(sched), plan_(plan), sm_(sm), cg_(cg) {
         for (const auto &b : prog.bounds) {
             names_.push_back(b.first);
-            values_[static_cast<int>(names_.size()) - 1] = b.second;
+            values_.push_back(b.second);
         }
     }
 
-    void run(CodegenOptions &codegen) {
+    /** Fills codegen.bounds / loop_nest; false after an error in "diag" (--runtime-bound). */
+    bool run(CodegenOptions &codegen, Diagnostics &diag) {
         codegen.bounds.assign(names_.size(), BoundInfo());
-        if (!sched_.root) return;
-        std::vector<int> runtime;
-        std::map<int, LoopNestFit> fits;
+        std::string flag = opts_.runtime_bound;
+        std::set<std::string> asked;
+        bool none = flag == "none", explicit_ = !flag.empty() && !none;
+        if (explicit_)
+            for (const std::string &n : split_names(flag)) {
+                if (std::find(names_.begin(), names_.end(), n) == names_.end()) {
+                    std::string all;
+                    for (const auto &x : names_) all += (all.empty() ? "" : ", ") + x;
+                    diag.error("--runtime-bound: the program has no bound '" + n + "'" +
+                               (all.empty() ? std::string(" (it has none)") : "; its bounds are " + all));
+                    return false;
+                }
+                asked.insert(n);
+            }
+        size_t size = sched_.statements.size();
+        bool large = !explicit_ && size > kAutoMaxStatements;
+        std::map<int, int64_t> accepted;  // bound index → smallest value
+        LoopNodePtr nest;
         for (size_t k = 0; k < names_.size(); ++k) {
             BoundInfo &info = codegen.bounds[k];
-            info.fixed_reason = quick_reason(static_cast<int>(k));
-            if (!info.fixed_reason.empty()) continue;
-            if (over_budget()) {
-                info.fixed_reason = kTooSlow;
+            if (none) {
+                info.fixed_reason = kNone;
                 continue;
             }
-            info.fixed_reason = fit_one(static_cast<int>(k), fits[k], &info.min_value);
+            if (explicit_ && !asked.count(names_[k])) {
+                info.fixed_reason = kNotAsked;
+                continue;
+            }
+            info.fixed_reason = sched_.root ? quick_reason(static_cast<int>(k)) : kStatements;
+            if (info.fixed_reason.empty() && large)
+                info.fixed_reason = "not checked: " + std::to_string(size) + " statements > " +
+                                    std::to_string(kAutoMaxStatements) +
+                                    " (trlc --runtime-bound=" + names_[k] + " checks it)";
+            if (info.fixed_reason.empty())
+                info.fixed_reason = check(static_cast<int>(k), accepted, &info.min_value, &nest);
             if (info.fixed_reason.empty()) {
                 info.runtime = true;
-                runtime.push_back(static_cast<int>(k));
+                accepted[static_cast<int>(k)] = info.min_value;
+            } else if (explicit_) {
+                diag.error("--runtime-bound: bound '" + names_[k] + "' (= " +
+                           std::to_string(values_[k]) + ") cannot change at run time: " +
+                           info.fixed_reason);
+                return false;
             }
         }
-        LoopNestFit all;
-        for (int k : runtime)
-            for (const auto &s : fits[k].slopes) all.slopes[s.first][k] = s.second.at(k);
-        bool slow = runtime.size() > 1 && over_budget();
-        if (runtime.size() > 1 && (slow || !joint_ok(runtime, all, codegen))) {
-            for (size_t i = 1; i < runtime.size(); ++i) {
-                codegen.bounds[runtime[i]].runtime = false;
-                codegen.bounds[runtime[i]].fixed_reason = slow ? kTooSlow : kSchedule;
-            }
-            runtime.resize(1);
-            all = LoopNestFit();
-            for (const auto &s : fits[runtime[0]].slopes)
-                all.slopes[s.first][runtime[0]] = s.second.at(runtime[0]);
-        }
-        if (!runtime.empty()) codegen.loop_nest = parametrize_loop_nest(*sched_.root, all, values_);
+        codegen.loop_nest = accepted.empty() ? nullptr : nest;
+        return true;
     }
 
 private:
-    bool over_budget() const {
-        return base_seconds_ > kSkipSeconds ||
-               cpu_seconds() - base_seconds_ > std::max(kBudgetFactor * base_seconds_, kMinBudget);
-    }
-
     /** A reason to keep bound k fixed that needs no compilation, or "". */
     std::string quick_reason(int k) const {
         const std::string &name = names_[k];
@@ -181,87 +162,111 @@ private:
             used = true;
             if (d < sched_.batch_dims.size() && sched_.batch_dims[d]) return kSizesBuffer;
         }
-        if (!used) return kCompiledIn;  // not a dim's bound: only a value
+        if (!used) return kNotDim;
         for (const Buffer &b : plan_.buffers) {
             const ir::Tensor &t = prog_.tensors.at(b.tensor);
             for (size_t p = 0; p < t.dims.size() && p < b.modulus.size(); ++p)
                 if (prog_.dims[t.dims[p]].bound_name == name && b.modulus[p] > 1 &&
-                    b.modulus[p] == b.extent[p] && b.extent[p] >= values_.at(k))
+                    b.modulus[p] == b.extent[p] && b.extent[p] >= values_[k])
                     return kSizesBuffer;
         }
+        if (values_[k] >= INT32_MAX) return kCompiledIn;
         return "";
     }
 
-    /** Compile with the bounds of "delta" moved and compare with the base; "" when equal
-     *  (with "fit" and "delta" predicting the loop nest). */
-    std::string check(const std::map<int, int64_t> &delta, const LoopNestFit &fit,
-                      LoopNestFit *fit_into = nullptr, int fit_bound = -1) {
-        std::map<std::string, int64_t> values;
-        for (const auto &d : delta) values[names_[d.first]] = values_.at(d.first) + d.second;
-        std::unique_ptr<Variant> v = compile_at(opts_, values);
-        if (!v) return kNoCompile;
-        if (!same_layout(plan_, v->plan)) return kSizesBuffer;
-        if (!same_statements(sched_, v->sched)) return kSchedule;
-        if (v->kernels != kernels_) return kCompiledIn;
-        std::string why;
-        if (fit_into) return fit_loop_nest(*sched_.root, *v->sched.root, fit_bound, *fit_into, &why) ? "" : kSchedule;
-        return loop_nest_matches(*sched_.root, fit, delta, *v->sched.root, &why) ? "" : kSchedule;
+    /** The kernels of the program at "values" (bound index → value; null: the compiled
+     *  program) under nest "nest", after comparing its memory plan; "" and the text in
+     *  "kernels", or a reason. */
+    std::string variant(const std::map<int, int64_t> &values, const LoopNodePtr &nest,
+                        std::string *kernels) {
+        DriverOptions o = opts_;
+        o.incrementalize_log = nullptr;
+        for (const auto &v : values)
+            o.raw_defines.push_back(names_[v.first] + "=" + std::to_string(v.second));
+        auto out = std::make_unique<Variant>();
+        std::ostringstream sink;  // messages of a failed variant are not the user's
+        Diagnostics diag(out->sm, sink);
+        CodegenOptions cg = cg_;
+        cg.bounds.clear();
+        cg.loop_nest = nest;
+        try {
+            if (!run_front_end(o, out->sm, diag, &out->prog, &out->pdg)) return kNoCompile;
+            std::vector<bool> batch = vectorize_free_dims(out->prog, out->pdg, o.vectorize);
+            std::string why;
+            if (!schedule_like(out->prog, out->pdg, batch, sched_, out->sched, &why)) return why;
+            out->plan = plan_memory(out->prog, out->pdg, out->sched, diag);
+            if (diag.has_errors()) return kNoCompile;
+            if (!same_layout(plan_, out->plan)) return kSizesBuffer;
+            *kernels = kernel_part(emit_cuda(out->prog, out->pdg, out->sched, out->plan, &out->sm, cg));
+        } catch (const CodegenError &) {
+            return kCompiledIn;
+        } catch (...) {  // isl, internal errors: this value is simply not usable
+            return kNoCompile;
+        }
+        return "";
     }
 
-    /** Fit bound k alone; "" and its smallest accepted value in "min_value", or a reason. */
-    std::string fit_one(int k, LoopNestFit &fit, int64_t *min_value) {
-        // Over budget part-way: the fit and the +2 check are required, the smallest value
-        // search is not (the compiled value is then the smallest accepted).
-        int64_t v = values_.at(k);
-        if (v > (int64_t(1) << 30)) return kCompiledIn;
-        std::string r = check({{k, 1}}, fit, &fit, k);
-        if (r.empty()) r = check({{k, 2}}, fit);
-        if (!r.empty()) return r;
-        int64_t lo = v;
-        int tries = 0;
-        for (int64_t m = 1; m < v && tries < 4 && !over_budget(); m = m < 4 ? m + 1 : m * 2, ++tries) {
-            if (check({{k, m - v}}, fit).empty()) {
-                lo = m;
-                break;
+    /** Check bound k together with "accepted"; "" with its smallest value and the loop nest
+     *  of accepted + k, or the reason it stays fixed. */
+    std::string check(int k, const std::map<int, int64_t> &accepted, int64_t *min_value,
+                      LoopNodePtr *nest) {
+        int64_t v = values_[k];
+        std::vector<std::pair<int64_t, int64_t>> tries;  // (w, m)
+        if (v > 2) tries.push_back({2, 2});
+        tries.push_back({v + 1, v});
+        std::string reason;
+        for (const auto &t : tries) {
+            std::map<int, int64_t> mins = accepted;
+            mins[k] = t.second;
+            std::string why;
+            LoopNodePtr n = parametric_loop_nest(prog_, pdg_, sched_, mins, &why);
+            if (!n) {
+                reason = "the schedule changes with it (" + why + ")";
+                continue;
+            }
+            CodegenOptions cg = cg_;
+            cg.bounds.clear();
+            cg.loop_nest = n;
+            std::string base;
+            try {
+                base = kernel_part(emit_cuda(prog_, pdg_, sched_, plan_, &sm_, cg));
+            } catch (const CodegenError &) {
+                return kCompiledIn;
+            }
+            std::map<int, int64_t> values = accepted;  // the others at their smallest values
+            values[k] = t.first;
+            std::string kernels;
+            reason = variant(values, n, &kernels);
+            if (reason.empty() && kernels != base) reason = kCompiledIn;
+            if (reason.empty()) {
+                *min_value = t.second;
+                *nest = n;
+                return "";
             }
         }
-        int64_t mid = (lo + v) / 2;
-        if (mid != lo && mid != v && (over_budget() || !check({{k, mid - v}}, fit).empty())) lo = v;
-        *min_value = lo;
-        return "";
-    }
-
-    bool joint_ok(const std::vector<int> &runtime, const LoopNestFit &all,
-                  const CodegenOptions &codegen) {
-        std::map<int, int64_t> up, low;
-        for (int k : runtime) {
-            up[k] = 1;
-            low[k] = codegen.bounds[k].min_value - values_.at(k);
-        }
-        return check(up, all).empty() && check(low, all).empty();
+        return reason;
     }
 
     const DriverOptions &opts_;
     const ir::Program &prog_;
+    const Pdg &pdg_;
     const Schedule &sched_;
     const MemPlan &plan_;
-    std::string kernels_;
+    const SourceManager &sm_;
+    const CodegenOptions &cg_;
     std::vector<std::string> names_;
-    std::map<int, int64_t> values_;
-    double base_seconds_ = 0;
+    std::vector<int64_t> values_;
 };
 
 }  // namespace
 
-void find_runtime_bounds(const DriverOptions &opts, const ir::Program &prog, const Pdg &pdg,
+bool find_runtime_bounds(const DriverOptions &opts, const ir::Program &prog, const Pdg &pdg,
                          const Schedule &sched, const MemPlan &plan, const SourceManager &sm,
-                         CodegenOptions &codegen) {
-    try {
-        Finder(opts, prog, pdg, sched, plan, sm).run(codegen);
-    } catch (const CodegenError &) {  // reported by the code generation that follows
-        codegen.bounds.clear();
-        codegen.loop_nest = nullptr;
-    }
+                         CodegenOptions &codegen, Diagnostics &diag) {
+    CodegenOptions base = codegen;
+    base.bounds.clear();
+    base.loop_nest = nullptr;
+    return Finder(opts, prog, pdg, sched, plan, sm, base).run(codegen, diag);
 }
 
 }  // namespace trlc

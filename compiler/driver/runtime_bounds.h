@@ -11,12 +11,19 @@
 
 namespace trlc {
 
+/** Programs with more scheduled statements than this get no automatic check (each bound
+ *  checked costs about one more memory plan); `--runtime-bound=NAME` asks for it anyway. */
+constexpr size_t kAutoMaxStatements = 60;
+
 /** Fill codegen.bounds (one entry per prog.bounds) and codegen.loop_nest for the program that
- *  "opts" compiles ("prog", "pdg", "sched", "plan" are its stages at the compiled values).
- *  Compiles the program again at other values of each candidate bound; no message is printed
- *  (a value at which the program does not compile only rules the bound out). */
-void find_runtime_bounds(const DriverOptions &opts, const ir::Program &prog, const Pdg &pdg,
+ *  "opts" compiles ("prog", "pdg", "sched", "plan" are its stages at the compiled values;
+ *  "codegen" holds the code generation flags).  The rule is runtime_bounds.cpp's header:
+ *  deterministic, one more compilation without the scheduler per bound checked; a value at
+ *  which the program does not compile only rules the bound out (no message).  False after
+ *  an error in "diag": opts.runtime_bound names a bound that does not exist or does not
+ *  qualify. */
+bool find_runtime_bounds(const DriverOptions &opts, const ir::Program &prog, const Pdg &pdg,
                          const Schedule &sched, const MemPlan &plan, const SourceManager &sm,
-                         CodegenOptions &codegen);
+                         CodegenOptions &codegen, Diagnostics &diag);
 
 }  // namespace trlc

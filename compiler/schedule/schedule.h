@@ -14,7 +14,6 @@
 //   loop nest for (c0 = -15; c0 <= 0; c0 += 1) { rew_0(-c0); ret_1(-c0); }
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -42,8 +41,9 @@ struct Statement {
 
 /** An integer expression of the loop nest (from isl_ast_expr). `Var` reads the
  *  iterator of the enclosing For with id `var`.  `Bound` (only in a loop nest made
- *  parametric by parametrize_loop_nest) reads the run-time value of program bound
- *  number `var` (Program::bounds order); `value` holds its compiled value. */
+ *  parametric by parametric_loop_nest, schedule/runtime_loop_nest.h) reads the run-time
+ *  value of program bound number `var` (Program::bounds order); `value` holds its compiled
+ *  value. */
 struct AstExpr;
 using AstExprPtr = std::shared_ptr<const AstExpr>;
 struct AstExpr {
@@ -120,32 +120,5 @@ std::string dependences_to_string(const Schedule &s);
  *  in Statement::dims order) for every statement instance. */
 void for_each_instance(const Schedule &s,
                        const std::function<void(int, const std::vector<int64_t> &)> &fn);
-
-// ---- run-time bounds (schedule/runtime_loop_nest.cpp) --------------------------------
-
-/** Per Int node of a base loop nest: how its value changes with each program bound
- *  (bound index → slope), found by comparing loop nests built at other bound values. */
-struct LoopNestFit {
-    std::map<const AstExpr *, std::map<int, int64_t>> slopes;
-};
-
-/** Compare the loop nest "other", built with bound "bound" at its compiled value + 1 and
- *  every other bound unchanged, with "base" (structure, iterators, statements) and record
- *  the slope of every integer in "fit".  False with the first difference in "why". */
-bool fit_loop_nest(const LoopNode &base, const LoopNode &other, int bound, LoopNestFit &fit,
-                   std::string *why);
-
-/** Whether "other", built with bound values changed by "delta" (bound index → value minus
- *  compiled value), equals "base" with every integer moved along its fitted slopes.  The
- *  first difference in "why". */
-bool loop_nest_matches(const LoopNode &base, const LoopNestFit &fit,
-                       const std::map<int, int64_t> &delta, const LoopNode &other,
-                       std::string *why);
-
-/** "base" with every integer whose slopes are not all zero replaced by the affine
- *  expression c + Σ slope_b · Bound_b (compiled values "values", bound index → value), for
- *  code generation that reads the bounds at run time. */
-LoopNodePtr parametrize_loop_nest(const LoopNode &base, const LoopNestFit &fit,
-                                  const std::map<int, int64_t> &values);
 
 }  // namespace trlc
