@@ -178,7 +178,7 @@ private:
      *  program) under nest "nest", after comparing its memory plan; "" and the text in
      *  "kernels", or a reason. */
     std::string variant(const std::map<int, int64_t> &values, const LoopNodePtr &nest,
-                        std::string *kernels) {
+                        bool shift, std::string *kernels) {
         DriverOptions o = opts_;
         o.incrementalize_log = nullptr;
         for (const auto &v : values)
@@ -193,7 +193,7 @@ private:
             if (!run_front_end(o, out->sm, diag, &out->prog, &out->pdg)) return kNoCompile;
             std::vector<bool> batch = vectorize_free_dims(out->prog, out->pdg, o.vectorize);
             std::string why;
-            if (!schedule_like(out->prog, out->pdg, batch, sched_, out->sched, &why)) return why;
+            if (!schedule_like(out->prog, out->pdg, batch, prog_, sched_, shift, out->sched, &why)) return why;
             out->plan = plan_memory(out->prog, out->pdg, out->sched, diag);
             if (diag.has_errors()) return kNoCompile;
             if (!same_layout(plan_, out->plan)) return kSizesBuffer;
@@ -216,10 +216,11 @@ private:
         tries.push_back({v + 1, v});
         std::string reason;
         for (const auto &t : tries) {
+          for (bool shift : {true, false}) {  // statements after the loop move with the bound
             std::map<int, int64_t> mins = accepted;
             mins[k] = t.second;
             std::string why;
-            LoopNodePtr n = parametric_loop_nest(prog_, pdg_, sched_, mins, &why);
+            LoopNodePtr n = parametric_loop_nest(prog_, pdg_, sched_, mins, shift, &why);
             if (!n) {
                 reason = "the schedule changes with it (" + why + ")";
                 continue;
@@ -236,13 +237,14 @@ private:
             std::map<int, int64_t> values = accepted;  // the others at their smallest values
             values[k] = t.first;
             std::string kernels;
-            reason = variant(values, n, &kernels);
+            reason = variant(values, n, shift, &kernels);
             if (reason.empty() && kernels != base) reason = kCompiledIn;
             if (reason.empty()) {
                 *min_value = t.second;
                 *nest = n;
                 return "";
             }
+          }
         }
         return reason;
     }

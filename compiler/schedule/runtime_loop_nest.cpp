@@ -5,7 +5,9 @@
 // functions per statement, e.g. `ret_1[t] -> [(-t)]`), sequences and filters over concrete
 // statement domains.  `lift` rebuilds that tree over another domain: each filter keeps the
 // statements it held whole, each band keeps each statement's affine function (one piece,
-// defined on the statement's whole compiled domain; anything else is refused).
+// defined on the statement's whole compiled domain; anything else is refused).  A constant
+// time c >= v - 1 of a changed bound compiled at v is a statement after the loop over that
+// bound (`save_0[] -> [977]` in PPO at I = 977): it becomes c - v + I (shift_end).
 //
 // parametric_loop_nest lifts the tree onto the *parametric* statement domains — the PDG's
 // sets keep every bound as an isl parameter (pdg/pdg_impl.h); the run-time bounds stay
@@ -39,6 +41,15 @@ namespace {
 
 const char *kPiecewise = "the schedule of a statement is piecewise";
 
+/** A bound whose value changes: compiled value, and the isl parameter (param) or the
+ *  concrete value "target" it takes in the lifted schedule. */
+struct BoundShift {
+    std::string name;
+    int64_t compiled = 0;
+    int64_t target = 0;
+    bool param = false;
+};
+
 /** Tuple name → set, for a union set whose sets have distinct tuples (statement domains). */
 std::map<std::string, isl::set> by_name(const isl::union_set &u) {
     std::map<std::string, isl::set> out;
@@ -53,7 +64,8 @@ std::map<std::string, isl::set> by_name(const isl::union_set &u) {
  *  "why" when it cannot be carried over.  "old" holds each statement's compiled domain. */
 class Lifter {
 public:
-    explicit Lifter(std::map<std::string, isl::set> old) : old_(std::move(old)) {}
+    Lifter(std::map<std::string, isl::set> old, const std::vector<BoundShift> &shifts)
+        : old_(std::move(old)), shifts_(shifts) {}
 
     isl_schedule *lift(isl_schedule_node *node, isl_union_set *domain, std::string *why) {
         auto child = [&](int i, isl_union_set *dom) -> isl_schedule * {
@@ -155,6 +167,31 @@ public:
     }
 
 private:
+    /** A constant time c >= v - 1 of a bound compiled at v (a statement after the loop over
+     *  that bound: `save_0[] -> [977]` for I = 977) becomes c - v + I, so it stays after the
+     *  loop at every value; the first bound that fits, in Program::bounds order.  Any choice
+     *  is safe: parametric_loop_nest proves the lifted schedule, schedule_like re-checks it. */
+    isl::aff shift_end(isl::aff a, const isl::set &dom) const {
+        if (isl_aff_is_cst(a.get()) != isl_bool_true) return a;
+        isl::val c = isl::manage(isl_aff_get_constant_val(a.get()));
+        if (!c.is_int()) return a;
+        int64_t cv = c.get_num_si();
+        for (const BoundShift &b : shifts_) {
+            if (b.compiled < 2 || cv < b.compiled - 1) continue;
+            isl_aff *r;
+            if (b.param) {
+                isl_space *sp = isl_set_get_space(dom.get());
+                isl_id *id = isl_id_alloc(isl_set_get_ctx(dom.get()), b.name.c_str(), nullptr);
+                r = isl_aff_param_on_domain_space_id(sp, id);
+                r = isl_aff_add_constant_si(r, static_cast<int>(cv - b.compiled));
+            } else {
+                r = isl_aff_add_constant_si(a.copy(), static_cast<int>(b.target - b.compiled));
+            }
+            return isl::manage(r);
+        }
+        return a;
+    }
+
     /** One band member over "dom": each statement's single affine piece, on its new domain. */
     isl::union_pw_aff member(const isl::union_pw_aff &upa, const isl::union_set &dom,
                              std::string *why) {
@@ -197,6 +234,7 @@ private:
                 },
                 &a);
             isl::aff aligned = isl::manage(isl_aff_align_params(a.release(), s.space().release()));
+            aligned = shift_end(aligned, s);
             isl::pw_aff on = isl::pw_aff(aligned).intersect_domain(s);
             out = out.union_add(isl::union_pw_aff(on));
         });
@@ -208,12 +246,13 @@ private:
     }
 
     std::map<std::string, isl::set> old_;
+    const std::vector<BoundShift> &shifts_;
 };
 
 /** "tree" rebuilt over "domain"; null with "why". */
 isl::schedule lift_schedule(const isl::schedule &tree, const isl::union_set &domain,
-                            std::string *why) {
-    Lifter lifter(by_name(isl::manage(isl_schedule_get_domain(tree.get()))));
+                            const std::vector<BoundShift> &shifts, std::string *why) {
+    Lifter lifter(by_name(isl::manage(isl_schedule_get_domain(tree.get()))), shifts);
     isl_schedule_node *root = isl_schedule_get_root(tree.get());
     isl_schedule *r = lifter.lift(root, domain.copy(), why);
     isl_schedule_node_free(root);
@@ -306,7 +345,8 @@ isl::map projection(const isl::set &points, const std::vector<int> &batch_positi
 }  // namespace
 
 LoopNodePtr parametric_loop_nest(const ir::Program &prog, const Pdg &pdg, const Schedule &sched,
-                                 const std::map<int, int64_t> &min_values, std::string *why) {
+                                 const std::map<int, int64_t> &min_values, bool shift,
+                                 std::string *why) {
     const PdgImpl &g = pdg.impl();
     const ScheduleImpl &im = sched.impl();
     std::map<std::string, int64_t> keep;
@@ -365,7 +405,10 @@ LoopNodePtr parametric_loop_nest(const ir::Program &prog, const Pdg &pdg, const 
         }
         domain = domain.coalesce();
         // 2. The compiled schedule tree over the parametric domain.
-        isl::schedule lifted = lift_schedule(im.schedule, domain, why);
+        std::vector<BoundShift> shifts;
+        for (const auto &b : prog.bounds)
+            if (shift && keep.count(b.first)) shifts.push_back({b.first, b.second, 0, true});
+        isl::schedule lifted = lift_schedule(im.schedule, domain, shifts, why);
         if (lifted.is_null()) return nullptr;
         isl::union_map time = lifted.get_map().intersect_domain(domain);
         // 3. Every parametric flow dependence is ordered (dependences.cpp, parametric).
@@ -407,7 +450,8 @@ LoopNodePtr parametric_loop_nest(const ir::Program &prog, const Pdg &pdg, const 
 }
 
 bool schedule_like(const ir::Program &prog, const Pdg &pdg, const std::vector<bool> &batch_dims,
-                   const Schedule &base, Schedule &out, std::string *why) {
+                   const ir::Program &base_prog, const Schedule &base, bool shift,
+                   Schedule &out, std::string *why) {
     try {
         out.batch_dims = batch_dims;
         out.batch_dims.resize(prog.dims.size(), false);
@@ -426,7 +470,13 @@ bool schedule_like(const ir::Program &prog, const Pdg &pdg, const std::vector<bo
         char *text = isl_schedule_to_str(base.impl().schedule.get());
         isl::schedule tree(pdg.impl().isl.ctx(), text ? std::string(text) : std::string());
         free(text);
-        im.schedule = lift_schedule(tree, im.domain, why);
+        std::vector<BoundShift> shifts;
+        for (const auto &b : base_prog.bounds) {
+            auto w = prog.bounds.find(b.first);
+            if (shift && w != prog.bounds.end() && w->second != b.second)
+                shifts.push_back({b.first, b.second, w->second, false});
+        }
+        im.schedule = lift_schedule(tree, im.domain, shifts, why);
         if (im.schedule.is_null()) return false;
         im.schedule_map = im.schedule.get_map().intersect_domain(im.domain).coalesce();
         if (!ordered(im.flow, im.schedule_map)) {
