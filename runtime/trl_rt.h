@@ -97,6 +97,8 @@ typedef struct trl_program_info {
     /* 1: the stream's emit has a `when` guard (a record per point where it holds, so the
      * stream's record count is unknown; progress counts its points).  nullptr: none guarded. */
     const unsigned char *stream_guarded;
+    const long long *bound_min;          /* run-time bounds: the smallest value accepted (or null) */
+    const char *const *bound_fixed_why;  /* fixed bounds: why, for --help (or null) */
 } trl_program_info;
 
 /* Parse argv (--seed N, --log FILE, --bound NAME=V, --threads N, --quiet, --help), allocate

@@ -72,7 +72,7 @@ public:
                     "static const size_t kWorkspaceBytes = " + std::to_string(workspace_bytes_) + ";\n";
         out_ += "\n";
         out_ += prelude(prog_, sm_);
-        if (sched_.root) plan_fusion(*sched_.root);
+        if (root()) plan_fusion(*root());
         for (size_t s = 0; s < sched_.statements.size(); ++s)
             if (sched_.statements[s].kind != Statement::Tensor || single_.count(static_cast<int>(s)))
                 statement_function(static_cast<int>(s));
@@ -679,6 +679,43 @@ public:
         }
     }
 
+    /** The loop nest to print: the one reading run-time bounds when there is one. */
+    const LoopNode *root() const {
+        return opts_.loop_nest ? opts_.loop_nest.get() : sched_.root.get();
+    }
+
+    /** Whether bound number k (Program::bounds order) is read at run time. */
+    bool runtime_bound(size_t k) const { return k < opts_.bounds.size() && opts_.bounds[k].runtime; }
+
+    /** In run_program: the run-time bounds as locals `bound<k>` (read by the loop nest), and
+     *  the record count of every emit stream over a dim they bound. */
+    void runtime_bounds() {
+        std::map<std::string, std::string> var;  // bound name -> local
+        size_t k = 0;
+        for (const auto &b : prog_.bounds) {
+            if (runtime_bound(k)) {
+                std::string v = "bound" + std::to_string(k);
+                var[b.first] = v;
+                out_ += "    const long long " + v + " = trl_bound(ctx, " + std::to_string(k) + ");  // " +
+                        b.first + " (--bound)\n";
+                out_ += "    (void)" + v + ";\n";
+            }
+            ++k;
+        }
+        for (size_t e = 0; e < prog_.emits.size() && !var.empty(); ++e) {
+            std::string n;
+            bool changes = false;
+            for (int d : prog_.emits[e].vars) {
+                auto it = var.find(prog_.dims[d].bound_name);
+                changes |= it != var.end();
+                n += (n.empty() ? "" : " * ") + (it != var.end() ? it->second : lit_int(prog_.dims[d].bound));
+            }
+            if (changes)
+                out_ += "    trl_set_stream_points(ctx, " + std::to_string(e) + ", " + n + ");  // records of \"" +
+                        prog_.emits[e].stream + "\"\n";
+        }
+    }
+
     void run_program() {
         out_ += "\n// The schedule's loop nest (--emit=schedule).\n";
         out_ += "static void run_program(trl_ctx *ctx) {\n";
@@ -699,7 +736,8 @@ public:
             out_ += "    const trl::Philox2x32Key s_" + ident(st.name) + " = trl::stream_key(seed, trl::fnv1a32(" +
                     c_string(name) + ", " + std::to_string(name.size()) + "));\n";
         }
-        if (sched_.root) loop(*sched_.root, 1);
+        runtime_bounds();
+        if (root()) loop(*root(), 1);
         out_ += "    TRL_CHECK(trl_synchronize(ctx));\n}\n";
     }
 
@@ -712,15 +750,24 @@ public:
         out_ += "\n// ---- program description and entry point\n";
         std::string nb = std::to_string(bounds.size()), ns = std::to_string(prog_.emits.size());
         if (!bounds.empty()) {
-            std::string names, defs, rt;
-            for (const auto &b : bounds) {
-                names += (names.empty() ? "" : ", ") + c_string(b.first);
-                defs += (defs.empty() ? "" : ", ") + lit_int(b.second) + "LL";
-                rt += std::string(rt.empty() ? "" : ", ") + "0";
+            std::string names, defs, rt, mins, why;
+            for (size_t k = 0; k < bounds.size(); ++k) {
+                const auto &b = bounds[k];
+                std::string sep = k ? ", " : "";
+                bool r = runtime_bound(k);
+                names += sep + c_string(b.first);
+                defs += sep + lit_int(b.second) + "LL";
+                rt += sep + (r ? "1" : "0");
+                mins += sep + lit_int(r ? opts_.bounds[k].min_value : b.second) + "LL";
+                std::string reason = k < opts_.bounds.size() ? opts_.bounds[k].fixed_reason : "";
+                why += sep + (r || reason.empty() ? std::string("nullptr") : c_string(reason));
             }
             out_ += "static const char *const kBoundNames[] = {" + names + "};\n";
             out_ += "static const long long kBoundDefaults[] = {" + defs + "};\n";
-            out_ += "static const unsigned char kBoundRuntime[] = {" + rt + "};  // every bound is compiled in\n";
+            out_ += "// 1: --bound may change it (it sizes no buffer; the loop nest reads it), from kBoundMin up.\n";
+            out_ += "static const unsigned char kBoundRuntime[] = {" + rt + "};\n";
+            out_ += "static const long long kBoundMin[] = {" + mins + "};\n";
+            out_ += "static const char *const kBoundFixedWhy[] = {" + why + "};\n";
         }
         if (!prog_.emits.empty()) {
             std::string names, pts, guarded;
@@ -740,7 +787,8 @@ public:
         out_ += "    " + nb + ", " + (bounds.empty() ? "nullptr, nullptr, nullptr" : "kBoundNames, kBoundDefaults, kBoundRuntime") + ",\n";
         out_ += "    " + ns + ", " + (prog_.emits.empty() ? "nullptr, nullptr" : "kStreamNames, kStreamPoints") + ",\n";
         out_ += "    0 /* default seed, as trlc --interpret */, kLoadBytes, " +
-                std::string(prog_.emits.empty() ? "nullptr" : "kStreamGuarded") + "};\n\n";
+                std::string(prog_.emits.empty() ? "nullptr" : "kStreamGuarded") + ",\n";
+        out_ += std::string("    ") + (bounds.empty() ? "nullptr, nullptr" : "kBoundMin, kBoundFixedWhy") + "};\n\n";
         // The passive OpenMP wait (dsl/README §7.7) is registered here, in the translation unit
         // of main, never in the runtime: an application that embeds this source under its own
         // main (TRL_NO_MAIN) keeps its process and environment as they are.

@@ -10,6 +10,7 @@
 // them (interp/scheduled.cpp), and every operation computes in the dtype and order of
 // interp/value.cpp, so a generated host program prints what `--interpret` prints.
 #include <string>
+#include <vector>
 
 #include "frontend/source.h"
 #include "ir/ir.h"
@@ -25,12 +26,24 @@ struct CodegenError {
     std::string message;  // "code generation does not support matmul yet"
 };
 
+/** Whether a program bound may change at run time (`--bound NAME=V` of the generated program;
+ *  decided by driver/runtime_bounds.h). */
+struct BoundInfo {
+    bool runtime = false;
+    int64_t min_value = 1;     // runtime: the smallest value accepted
+    std::string fixed_reason;  // !runtime: why, for --help ("sizes a buffer")
+};
+
 /** Code generation choices (trlc flags). */
 struct CodegenOptions {
     bool fuse = true;  // -fno-fuse: one kernel per statement
     bool blas = true;  // -fno-blas: every matmul stays a sequential k loop (bit-exact)
     /** Products with K·N below this stay loops (bit-exact with --interpret, dsl/README §7.7). */
     int64_t blas_min_kn = 4096;
+    /** Per Program::bounds entry (map order); empty: every bound is compiled in. */
+    std::vector<BoundInfo> bounds;
+    /** The schedule's loop nest with the run-time bounds as AstExpr::Bound (null: sched.root). */
+    LoopNodePtr loop_nest;
 };
 
 /** The generated source.  Throws CodegenError for an unsupported operation. */

@@ -150,6 +150,7 @@ inline std::string ast_c(const AstExpr &e) {
     switch (e.op) {
     case AstExpr::Int: return e.value < 0 ? "(" + lit_int(e.value) + ")" : lit_int(e.value);
     case AstExpr::Var: return "c" + std::to_string(e.var);
+    case AstExpr::Bound: return "bound" + std::to_string(e.var);  // run_program's locals
     case AstExpr::Neg: return "(-" + a(0) + ")";
     case AstExpr::Add: return chain("+");
     case AstExpr::Sub: return chain("-");

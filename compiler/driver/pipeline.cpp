@@ -10,6 +10,7 @@
 #include "checks/checks.h"
 #include "codegen/emit_program.h"
 #include "driver/build_program.h"
+#include "driver/runtime_bounds.h"
 #include "driver/time_passes.h"
 #include "externs/extern_host.h"
 #include "externs/externs.h"
@@ -196,6 +197,9 @@ int run(const DriverOptions &opts, SourceManager &sm, Diagnostics &diag) {
     CodegenOptions codegen_opts;
     codegen_opts.fuse = opts.fuse;
     codegen_opts.blas = opts.blas;
+    timer.emplace("runtime bounds");
+    if (opts.emit == "cuda" || !opts.output.empty())  // --bound NAME=V of the generated program
+        if (!find_runtime_bounds(opts, *prog, pdg, sched, plan, sm, codegen_opts, diag)) return 1;
     timer.emplace("codegen");
     if (opts.emit == "cuda") {
         try {

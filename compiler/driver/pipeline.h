@@ -20,6 +20,9 @@ struct DriverOptions {
     int64_t incrementalize_min_bytes = 1 << 20;  // --incrementalize-min-bytes
     bool fuse = true;       // -fno-fuse (code generation: one kernel per statement)
     bool blas = true;       // -fno-blas (code generation: every matmul a sequential k loop)
+    /** --runtime-bound: "" automatic (small programs), "none", or "I,T": check exactly these
+     *  bounds for `--bound NAME=V` of the generated program (driver/runtime_bounds.h). */
+    std::string runtime_bound;
     std::string load_schedule;  // trl-opt --load-schedule
     std::vector<std::string> raw_defines;  // "NAME=VALUE" as typed
     std::vector<std::string> include_dirs;

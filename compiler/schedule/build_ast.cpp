@@ -7,12 +7,15 @@
 // recurrence shows as `for (c0 = -15; c0 <= 0; c0 += 1) ret_1(-c0)`.  A user
 // node's call `S(e0, e1, …)` gives the statement and the coordinates of its
 // instance (Statement::dims order).  Iterators are numbered by first appearance.
+// loop_nest_from_ast converts a parametric AST (run-time bounds, runtime_loop_nest.cpp):
+// there an isl parameter reads as AstExpr::Bound.
 #include <map>
 #include <stdexcept>
 
 #include <isl/ast.h>
 #include <isl/ast_build.h>
 
+#include "schedule/runtime_loop_nest.h"
 #include "schedule/schedule_impl.h"
 
 namespace trlc {
@@ -21,7 +24,11 @@ namespace {
 
 class Converter {
 public:
-    explicit Converter(Schedule &s) : s_(s) {
+    /** "params": isl parameter name → Program::bounds index and compiled value (a parametric
+     *  AST reads them as AstExpr::Bound). */
+    explicit Converter(const Schedule &s,
+                       std::map<std::string, std::pair<int, int64_t>> params = {})
+        : params_(std::move(params)) {
         for (size_t i = 0; i < s.statements.size(); ++i)
             stmt_index_[s.statements[i].name] = static_cast<int>(i);
     }
@@ -138,10 +145,20 @@ private:
             isl_val_free(v);
             return out;
         }
-        case isl_ast_expr_id:
+        case isl_ast_expr_id: {
+            isl_id *id = isl_ast_expr_id_get_id(e);
+            auto p = params_.find(isl_id_get_name(id));
+            isl_id_free(id);
+            if (p != params_.end()) {
+                out->op = AstExpr::Bound;
+                out->var = p->second.first;
+                out->value = p->second.second;
+                return out;
+            }
             out->op = AstExpr::Var;
             out->var = iterator(e);
             return out;
+        }
         case isl_ast_expr_op:
             break;
         default:
@@ -174,7 +191,7 @@ private:
         return out;
     }
 
-    Schedule &s_;
+    std::map<std::string, std::pair<int, int64_t>> params_;
     std::map<std::string, int> stmt_index_;
     std::map<std::string, int> iter_;
 };
@@ -201,10 +218,17 @@ void build_loop_nest(Schedule &s) {
     s.num_iterators = conv.num_iterators();
 }
 
+LoopNodePtr loop_nest_from_ast(const Schedule &s, isl_ast_node *ast,
+                               const std::map<std::string, std::pair<int, int64_t>> &params) {
+    Converter conv(s, params);
+    return conv.node(ast);
+}
+
 int64_t eval_ast_expr(const AstExpr &e, const std::vector<int64_t> &it) {
     auto a = [&](size_t k) { return eval_ast_expr(*e.args.at(k), it); };
     switch (e.op) {
     case AstExpr::Int: return e.value;
+    case AstExpr::Bound: return e.value;  // the compiled value (parametric nests: codegen only)
     case AstExpr::Var: return it.at(e.var);
     case AstExpr::Neg: return -a(0);
     case AstExpr::Add: return a(0) + a(1);

@@ -40,14 +40,17 @@ struct Statement {
 };
 
 /** An integer expression of the loop nest (from isl_ast_expr). `Var` reads the
- *  iterator of the enclosing For with id `var`. */
+ *  iterator of the enclosing For with id `var`.  `Bound` (only in a loop nest made
+ *  parametric by parametric_loop_nest, schedule/runtime_loop_nest.h) reads the run-time
+ *  value of program bound number `var` (Program::bounds order); `value` holds its compiled
+ *  value. */
 struct AstExpr;
 using AstExprPtr = std::shared_ptr<const AstExpr>;
 struct AstExpr {
     enum Op { Int, Var, Neg, Add, Sub, Mul, FloorDiv, Mod, Min, Max, Select,
-              Lt, Le, Gt, Ge, Eq, And, Or } op = Int;
-    int64_t value = 0;  // Int
-    int var = -1;       // Var
+              Lt, Le, Gt, Ge, Eq, And, Or, Bound } op = Int;
+    int64_t value = 0;  // Int; Bound: the compiled value
+    int var = -1;       // Var; Bound: the bound's index
     std::vector<AstExprPtr> args;
 };
 int64_t eval_ast_expr(const AstExpr &e, const std::vector<int64_t> &iterators);

@@ -95,11 +95,20 @@ void print_help(const trl_program_info *info, const std::string &prog) {
     std::printf("  --help           print this help and exit\n");
     if (info->num_bounds > 0) {
         std::printf("\nBounds:\n");
-        for (int k = 0; k < info->num_bounds; ++k)
-            std::printf("  %-16s = %lld%s\n", info->bound_names[k], info->bound_defaults[k],
-                        info->bound_runtime && info->bound_runtime[k]
-                            ? "  (--bound may change it)"
-                            : "  (sizes buffers: fixed; recompile with trlc -D)");
+        for (int k = 0; k < info->num_bounds; ++k) {
+            std::string note;
+            if (info->bound_runtime && info->bound_runtime[k]) {
+                note = "--bound may change it";
+                long long lo = info->bound_min ? info->bound_min[k] : 1;
+                if (lo > 1) note += "; at least " + std::to_string(lo);
+            } else if (info->bound_fixed_why && info->bound_fixed_why[k]) {
+                note = std::string("fixed: ") + info->bound_fixed_why[k] + "; recompile with trlc -D";
+            } else {
+                note = "sizes buffers: fixed; recompile with trlc -D";
+            }
+            std::printf("  %-16s = %lld  (%s)\n", info->bound_names[k], info->bound_defaults[k],
+                        note.c_str());
+        }
     }
     if (info->num_streams > 0) {
         std::printf("\nEmit streams:\n");
@@ -137,17 +146,32 @@ bool apply_bound(trl_ctx *ctx, const std::string &prog, const char *arg) {
         return false;
     }
     if (!info->bound_runtime || !info->bound_runtime[k]) {
+        const char *why = info->bound_fixed_why ? info->bound_fixed_why[k] : nullptr;
         std::fprintf(stderr,
                      "%s: error: --bound %s: bound '%s' is fixed at compile time in this program "
-                     "(%s = %lld); recompile with trlc -D %s=%s\n",
+                     "(%s = %lld%s%s); recompile with trlc -D %s=%s\n",
                      prog.c_str(), a.c_str(), name.c_str(), name.c_str(),
-                     info->bound_defaults[k], name.c_str(), value.c_str());
+                     info->bound_defaults[k], why ? ": " : "", why ? why : "", name.c_str(),
+                     value.c_str());
         return false;
     }
     long long v = 0;
     if (!parse_ll(value.c_str(), &v) || v < 1) {
         std::fprintf(stderr, "%s: error: --bound %s: '%s' is not a positive integer\n",
                      prog.c_str(), a.c_str(), value.c_str());
+        return false;
+    }
+    if (v > 2147483647LL) {  // dims index with i32 (LANGUAGE.md: coordinates are i32)
+        std::fprintf(stderr, "%s: error: --bound %s: %lld does not fit a 32-bit integer\n",
+                     prog.c_str(), a.c_str(), v);
+        return false;
+    }
+    long long lo = info->bound_min ? info->bound_min[k] : 1;
+    if (v < lo) {
+        std::fprintf(stderr,
+                     "%s: error: --bound %s: the smallest value of '%s' this program was checked "
+                     "for is %lld; recompile with trlc -D %s=%s\n",
+                     prog.c_str(), a.c_str(), name.c_str(), lo, name.c_str(), value.c_str());
         return false;
     }
     ctx->bounds[k] = v;

@@ -1,0 +1,274 @@
+// runtime_bounds — decide which program bounds a generated executable reads at run time
+// (`--bound NAME=V`, issue 4 §3) and build the loop nest that reads them.
+//
+// Rule (a deterministic function of the program and the flags; no clock is read).
+// A bound B with compiled value v is a *candidate* when it bounds some dim, no batch axis,
+// and no buffer of the memory plan stores every point along a dim it bounds.  Candidates are
+// checked in Program::bounds order, each together with the ones already accepted:
+//   1. the loop nest, proven (schedule/runtime_loop_nest.h): the compiled schedule tree,
+//      applied to the PDG's parametric statement domains with B as an isl parameter, orders
+//      every parametric flow dependence for all B >= m, and isl builds the AST for all those
+//      values;
+//   2. the memory plan and the kernels, at one other value w: the program compiled with
+//      -D B=w, run under the *compiled* schedule (not a new one), must have the same memory
+//      plan (every buffer's kind, moduli, strides, bytes, offset; the peak) and the same
+//      kernels and host functions, byte for byte.  w = 2 (then m = 2) when v > 2; when that
+//      fails, or v <= 2, w = v + 1 and m = v.
+// The generated program accepts B = V for every V >= m (up to 2^31 - 1).  The loop nest is
+// exact for every such V; the memory plan and the kernels are compared at m (or v + 1) and
+// v only, and trusted in between and above (they come from isl relations affine in B).
+// Cost: one compilation without the isl scheduler (front end, statements, memory plan,
+// kernels) per candidate checked, plus the parametric proof.  Automatic only for programs
+// of at most kAutoMaxStatements scheduled statements; `--runtime-bound=NAME[,NAME]` checks
+// the named bounds whatever the size (an error when one does not qualify) and
+// `--runtime-bound=none` keeps every bound fixed.
+#include "driver/runtime_bounds.h"
+
+#include <algorithm>
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include "passes/vectorize_free_dims.h"
+#include "schedule/runtime_loop_nest.h"
+
+namespace trlc {
+
+namespace {
+
+const char *kSizesBuffer = "sizes a buffer";
+const char *kCompiledIn = "its value is compiled into the code";
+const char *kNotDim = "it bounds no dim (its value is compiled into the code)";
+const char *kNoCompile = "the program does not compile at other values";
+const char *kStatements = "the statements change with it";
+const char *kNotAsked = "not asked for (trlc --runtime-bound)";
+const char *kNone = "trlc --runtime-bound=none";
+
+/** The generated source up to the loop nest: kernels, host functions, the arena constants. */
+std::string kernel_part(const std::string &src) {
+    return src.substr(0, src.find("\n// The schedule's loop nest"));
+}
+
+/** The program compiled at other bound values under the compiled schedule (member order: the
+ *  schedule's isl objects live in the PDG's context, so the PDG is destroyed last). */
+struct Variant {
+    SourceManager sm;
+    ir::Program prog;
+    Pdg pdg;
+    Schedule sched;
+    MemPlan plan;
+};
+
+bool same_layout(const MemPlan &a, const MemPlan &b) {
+    if (a.peak_bytes != b.peak_bytes || a.buffers.size() != b.buffers.size() ||
+        a.frees_after != b.frees_after)
+        return false;
+    for (size_t i = 0; i < a.buffers.size(); ++i) {
+        const Buffer &x = a.buffers[i], &y = b.buffers[i];
+        if (x.tensor != y.tensor || x.kind != y.kind || x.lower != y.lower ||
+            x.modulus != y.modulus || x.stride != y.stride || x.batch != y.batch ||
+            x.slots != y.slots || x.slot_bytes != y.slot_bytes || x.bytes != y.bytes ||
+            x.offset != y.offset || x.donated_from != y.donated_from)
+            return false;
+    }
+    return true;
+}
+
+std::vector<std::string> split_names(const std::string &s) {
+    std::vector<std::string> out;
+    std::string cur;
+    for (char c : s + ",") {
+        if (c == ',') {
+            if (!cur.empty()) out.push_back(cur);
+            cur.clear();
+        } else if (c != ' ') {
+            cur += c;
+        }
+    }
+    return out;
+}
+
+class Finder {
+public:
+    Finder(const DriverOptions &opts, const ir::Program &prog, const Pdg &pdg,
+           const Schedule &sched, const MemPlan &plan, const SourceManager &sm,
+           const CodegenOptions &cg)
+        : opts_(opts), prog_(prog), pdg_(pdg), sched_(sched), plan_(plan), sm_(sm), cg_(cg) {
+        for (const auto &b : prog.bounds) {
+            names_.push_back(b.first);
+            values_.push_back(b.second);
+        }
+    }
+
+    /** Fills codegen.bounds / loop_nest; false after an error in "diag" (--runtime-bound). */
+    bool run(CodegenOptions &codegen, Diagnostics &diag) {
+        codegen.bounds.assign(names_.size(), BoundInfo());
+        std::string flag = opts_.runtime_bound;
+        std::set<std::string> asked;
+        bool none = flag == "none", explicit_ = !flag.empty() && !none;
+        if (explicit_)
+            for (const std::string &n : split_names(flag)) {
+                if (std::find(names_.begin(), names_.end(), n) == names_.end()) {
+                    std::string all;
+                    for (const auto &x : names_) all += (all.empty() ? "" : ", ") + x;
+                    diag.error("--runtime-bound: the program has no bound '" + n + "'" +
+                               (all.empty() ? std::string(" (it has none)") : "; its bounds are " + all));
+                    return false;
+                }
+                asked.insert(n);
+            }
+        size_t size = sched_.statements.size();
+        bool large = !explicit_ && size > kAutoMaxStatements;
+        std::map<int, int64_t> accepted;  // bound index → smallest value
+        LoopNodePtr nest;
+        for (size_t k = 0; k < names_.size(); ++k) {
+            BoundInfo &info = codegen.bounds[k];
+            if (none) {
+                info.fixed_reason = kNone;
+                continue;
+            }
+            if (explicit_ && !asked.count(names_[k])) {
+                info.fixed_reason = kNotAsked;
+                continue;
+            }
+            info.fixed_reason = sched_.root ? quick_reason(static_cast<int>(k)) : kStatements;
+            if (info.fixed_reason.empty() && large)
+                info.fixed_reason = "not checked: " + std::to_string(size) + " statements > " +
+                                    std::to_string(kAutoMaxStatements) +
+                                    " (trlc --runtime-bound=" + names_[k] + " checks it)";
+            if (info.fixed_reason.empty())
+                info.fixed_reason = check(static_cast<int>(k), accepted, &info.min_value, &nest);
+            if (info.fixed_reason.empty()) {
+                info.runtime = true;
+                accepted[static_cast<int>(k)] = info.min_value;
+            } else if (explicit_) {
+                diag.error("--runtime-bound: bound '" + names_[k] + "' (= " +
+                           std::to_string(values_[k]) + ") cannot change at run time: " +
+                           info.fixed_reason);
+                return false;
+            }
+        }
+        codegen.loop_nest = accepted.empty() ? nullptr : nest;
+        return true;
+    }
+
+private:
+    /** A reason to keep bound k fixed that needs no compilation, or "". */
+    std::string quick_reason(int k) const {
+        const std::string &name = names_[k];
+        bool used = false;
+        for (size_t d = 0; d < prog_.dims.size(); ++d) {
+            if (prog_.dims[d].bound_name != name) continue;
+            used = true;
+            if (d < sched_.batch_dims.size() && sched_.batch_dims[d]) return kSizesBuffer;
+        }
+        if (!used) return kNotDim;
+        for (const Buffer &b : plan_.buffers) {
+            const ir::Tensor &t = prog_.tensors.at(b.tensor);
+            for (size_t p = 0; p < t.dims.size() && p < b.modulus.size(); ++p)
+                if (prog_.dims[t.dims[p]].bound_name == name && b.modulus[p] > 1 &&
+                    b.modulus[p] == b.extent[p] && b.extent[p] >= values_[k])
+                    return kSizesBuffer;
+        }
+        if (values_[k] >= INT32_MAX) return kCompiledIn;
+        return "";
+    }
+
+    /** The kernels of the program at "values" (bound index → value; null: the compiled
+     *  program) under nest "nest", after comparing its memory plan; "" and the text in
+     *  "kernels", or a reason. */
+    std::string variant(const std::map<int, int64_t> &values, const LoopNodePtr &nest,
+                        bool shift, std::string *kernels) {
+        DriverOptions o = opts_;
+        o.incrementalize_log = nullptr;
+        for (const auto &v : values)
+            o.raw_defines.push_back(names_[v.first] + "=" + std::to_string(v.second));
+        auto out = std::make_unique<Variant>();
+        std::ostringstream sink;  // messages of a failed variant are not the user's
+        Diagnostics diag(out->sm, sink);
+        CodegenOptions cg = cg_;
+        cg.bounds.clear();
+        cg.loop_nest = nest;
+        try {
+            if (!run_front_end(o, out->sm, diag, &out->prog, &out->pdg)) return kNoCompile;
+            std::vector<bool> batch = vectorize_free_dims(out->prog, out->pdg, o.vectorize);
+            std::string why;
+            if (!schedule_like(out->prog, out->pdg, batch, prog_, sched_, shift, out->sched, &why)) return why;
+            out->plan = plan_memory(out->prog, out->pdg, out->sched, diag);
+            if (diag.has_errors()) return kNoCompile;
+            if (!same_layout(plan_, out->plan)) return kSizesBuffer;
+            *kernels = kernel_part(emit_cuda(out->prog, out->pdg, out->sched, out->plan, &out->sm, cg));
+        } catch (const CodegenError &) {
+            return kCompiledIn;
+        } catch (...) {  // isl, internal errors: this value is simply not usable
+            return kNoCompile;
+        }
+        return "";
+    }
+
+    /** Check bound k together with "accepted"; "" with its smallest value and the loop nest
+     *  of accepted + k, or the reason it stays fixed. */
+    std::string check(int k, const std::map<int, int64_t> &accepted, int64_t *min_value,
+                      LoopNodePtr *nest) {
+        int64_t v = values_[k];
+        std::vector<std::pair<int64_t, int64_t>> tries;  // (w, m)
+        if (v > 2) tries.push_back({2, 2});
+        tries.push_back({v + 1, v});
+        std::string reason;
+        for (const auto &t : tries) {
+          for (bool shift : {true, false}) {  // statements after the loop move with the bound
+            std::map<int, int64_t> mins = accepted;
+            mins[k] = t.second;
+            std::string why;
+            LoopNodePtr n = parametric_loop_nest(prog_, pdg_, sched_, mins, shift, &why);
+            if (!n) {
+                reason = "the schedule changes with it (" + why + ")";
+                continue;
+            }
+            CodegenOptions cg = cg_;
+            cg.bounds.clear();
+            cg.loop_nest = n;
+            std::string base;
+            try {
+                base = kernel_part(emit_cuda(prog_, pdg_, sched_, plan_, &sm_, cg));
+            } catch (const CodegenError &) {
+                return kCompiledIn;
+            }
+            std::map<int, int64_t> values = accepted;  // the others at their smallest values
+            values[k] = t.first;
+            std::string kernels;
+            reason = variant(values, n, shift, &kernels);
+            if (reason.empty() && kernels != base) reason = kCompiledIn;
+            if (reason.empty()) {
+                *min_value = t.second;
+                *nest = n;
+                return "";
+            }
+          }
+        }
+        return reason;
+    }
+
+    const DriverOptions &opts_;
+    const ir::Program &prog_;
+    const Pdg &pdg_;
+    const Schedule &sched_;
+    const MemPlan &plan_;
+    const SourceManager &sm_;
+    const CodegenOptions &cg_;
+    std::vector<std::string> names_;
+    std::vector<int64_t> values_;
+};
+
+}  // namespace
+
+bool find_runtime_bounds(const DriverOptions &opts, const ir::Program &prog, const Pdg &pdg,
+                         const Schedule &sched, const MemPlan &plan, const SourceManager &sm,
+                         CodegenOptions &codegen, Diagnostics &diag) {
+    CodegenOptions base = codegen;
+    base.bounds.clear();
+    base.loop_nest = nullptr;
+    return Finder(opts, prog, pdg, sched, plan, sm, base).run(codegen, diag);
+}
+
+}  // namespace trlc

@@ -1,0 +1,497 @@
+// runtime_loop_nest — the compiled schedule applied to other values of some program bounds
+// (run-time `--bound NAME=V`, issue 4 §3; driver/runtime_bounds.cpp decides which bounds).
+//
+// The schedule isl computed at the compiled values is a tree of bands (affine time
+// functions per statement, e.g. `ret_1[t] -> [(-t)]`), sequences and filters over concrete
+// statement domains.  `lift` rebuilds that tree over another domain: each filter keeps the
+// statements it held whole, each band keeps each statement's affine function (one piece,
+// defined on the statement's whole compiled domain; anything else is refused).  A constant
+// time c >= v - 1 of a changed bound compiled at v is a statement after the loop over that
+// bound (`save_0[] -> [977]` in PPO at I = 977): it becomes c - v + I (shift_end).
+//
+// parametric_loop_nest lifts the tree onto the *parametric* statement domains — the PDG's
+// sets keep every bound as an isl parameter (pdg/pdg_impl.h); the run-time bounds stay
+// parameters with context `I >= m and I < 2^31`, the others are fixed — and lets isl build
+// the AST from it.  What makes the result valid for every I >= m, not just the values tried:
+//   1. the parametric domains, fixed at the compiled values, equal the compiled ones, and a
+//      statement absent at the compiled values is absent at every value (else refused);
+//   2. every flow dependence, rebuilt parametrically as in dependences.cpp, runs producer
+//      before consumer under the lifted schedule for every value (isl: subset of lex <);
+//   3. isl's AST generator scans exactly the domain in schedule order, for every value in
+//      the context (isl manual, "AST Generation").
+// schedule_like lifts the tree onto the statements of the program compiled at other values
+// (another isl context: the tree travels as text), so that the memory plan and kernels of
+// the *same* schedule can be compared there (runtime_bounds.cpp).
+#include "schedule/runtime_loop_nest.h"
+
+#include <isl/ast_build.h>
+#include <isl/schedule.h>
+#include <isl/schedule_node.h>
+
+#include <algorithm>
+#include <climits>
+#include <set>
+
+#include "pdg/pdg_impl.h"
+#include "schedule/schedule_impl.h"
+
+namespace trlc {
+
+namespace {
+
+const char *kPiecewise = "the schedule of a statement is piecewise";
+
+/** A bound whose value changes: compiled value, and the isl parameter (param) or the
+ *  concrete value "target" it takes in the lifted schedule. */
+struct BoundShift {
+    std::string name;
+    int64_t compiled = 0;
+    int64_t target = 0;
+    bool param = false;
+};
+
+/** Tuple name → set, for a union set whose sets have distinct tuples (statement domains). */
+std::map<std::string, isl::set> by_name(const isl::union_set &u) {
+    std::map<std::string, isl::set> out;
+    u.foreach_set([&](isl::set s) {
+        const char *n = isl_set_get_tuple_name(s.get());
+        out[n ? n : ""] = s;
+    });
+    return out;
+}
+
+/** The schedule tree at "node" rebuilt over "domain" (taken): see the file comment.  Null with
+ *  "why" when it cannot be carried over.  "old" holds each statement's compiled domain. */
+class Lifter {
+public:
+    Lifter(std::map<std::string, isl::set> old, const std::vector<BoundShift> &shifts)
+        : old_(std::move(old)), shifts_(shifts) {}
+
+    isl_schedule *lift(isl_schedule_node *node, isl_union_set *domain, std::string *why) {
+        auto child = [&](int i, isl_union_set *dom) -> isl_schedule * {
+            isl_schedule_node *c = isl_schedule_node_get_child(node, i);
+            isl_schedule *r = lift(c, dom, why);
+            isl_schedule_node_free(c);
+            return r;
+        };
+        switch (isl_schedule_node_get_type(node)) {
+        case isl_schedule_node_leaf:
+            return isl_schedule_from_domain(domain);
+        case isl_schedule_node_domain:
+            if (isl_schedule_node_has_children(node) == isl_bool_true) return child(0, domain);
+            return isl_schedule_from_domain(domain);
+        case isl_schedule_node_filter: {
+            isl::union_set f = isl::manage(isl_schedule_node_filter_get_filter(node));
+            isl::union_set dom = isl::manage(domain);
+            std::map<std::string, isl::set> in_filter = by_name(f);
+            isl::union_set kept = isl::union_set::empty(dom.ctx());
+            bool partial = false;
+            dom.foreach_set([&](isl::set s) {
+                std::string n = isl_set_get_tuple_name(s.get());
+                auto o = old_.find(n);
+                auto fi = in_filter.find(n);
+                if (o == old_.end() || fi == in_filter.end()) return;
+                isl::set inside = o->second.intersect(fi->second);
+                if (inside.is_empty()) return;
+                if (!o->second.is_subset(fi->second)) partial = true;
+                kept = kept.unite(isl::union_set(s));
+            });
+            if (partial) {
+                *why = "the schedule splits a statement's instances";
+                return nullptr;
+            }
+            return child(0, kept.release());
+        }
+        case isl_schedule_node_band: {
+            isl::union_set dom = isl::manage(domain);
+            isl::multi_union_pw_aff mupa =
+                isl::manage(isl_schedule_node_band_get_partial_schedule(node));
+            isl_size n = isl_schedule_node_band_n_member(node);
+            isl::space sp = isl::manage(isl_space_align_params(
+                isl_multi_union_pw_aff_get_space(mupa.get()), isl_union_set_get_space(dom.get())));
+            isl_union_pw_aff_list *list = isl_union_pw_aff_list_alloc(dom.ctx().get(), n);
+            for (isl_size i = 0; i < n; ++i) {
+                isl::union_pw_aff upa = isl::manage(
+                    isl_multi_union_pw_aff_get_union_pw_aff(mupa.get(), i));
+                isl::union_pw_aff lifted = member(upa, dom, why);
+                if (lifted.is_null()) {
+                    isl_union_pw_aff_list_free(list);
+                    return nullptr;
+                }
+                list = isl_union_pw_aff_list_add(list, lifted.release());
+            }
+            isl_multi_union_pw_aff *nm =
+                isl_multi_union_pw_aff_from_union_pw_aff_list(sp.release(), list);
+            bool perm = isl_schedule_node_band_get_permutable(node) == isl_bool_true;
+            std::vector<bool> coinc;
+            for (isl_size i = 0; i < n; ++i)
+                coinc.push_back(isl_schedule_node_band_member_get_coincident(node, i) ==
+                                isl_bool_true);
+            isl_schedule *sub = child(0, isl_union_set_copy(dom.get()));
+            if (!sub) {
+                isl_multi_union_pw_aff_free(nm);
+                return nullptr;
+            }
+            sub = isl_schedule_insert_partial_schedule(sub, nm);
+            isl_schedule_node *root = isl_schedule_get_root(sub);
+            isl_schedule_free(sub);
+            isl_schedule_node *band = isl_schedule_node_child(root, 0);
+            band = isl_schedule_node_band_set_permutable(band, perm);
+            for (isl_size i = 0; i < n; ++i)
+                band = isl_schedule_node_band_member_set_coincident(band, i, coinc[i]);
+            sub = isl_schedule_node_get_schedule(band);
+            isl_schedule_node_free(band);
+            return sub;
+        }
+        case isl_schedule_node_sequence:
+        case isl_schedule_node_set: {
+            isl_size n = isl_schedule_node_n_children(node);
+            isl_schedule *out = nullptr;
+            for (isl_size i = 0; i < n; ++i) {
+                isl_schedule *part = child(i, isl_union_set_copy(domain));
+                if (!part) {
+                    isl_schedule_free(out);
+                    isl_union_set_free(domain);
+                    return nullptr;
+                }
+                out = out ? isl_schedule_sequence(out, part) : part;
+            }
+            isl_union_set_free(domain);
+            return out;
+        }
+        default:
+            isl_union_set_free(domain);
+            *why = "the schedule tree has a node kind that cannot be carried over";
+            return nullptr;
+        }
+    }
+
+private:
+    /** A constant time c >= v - 1 of a bound compiled at v (a statement after the loop over
+     *  that bound: `save_0[] -> [977]` for I = 977) becomes c - v + I, so it stays after the
+     *  loop at every value; the first bound that fits, in Program::bounds order.  Any choice
+     *  is safe: parametric_loop_nest proves the lifted schedule, schedule_like re-checks it. */
+    isl::aff shift_end(isl::aff a, const isl::set &dom) const {
+        if (isl_aff_is_cst(a.get()) != isl_bool_true) return a;
+        isl::val c = isl::manage(isl_aff_get_constant_val(a.get()));
+        if (!c.is_int()) return a;
+        int64_t cv = c.get_num_si();
+        for (const BoundShift &b : shifts_) {
+            if (b.compiled < 2 || cv < b.compiled - 1) continue;
+            isl_aff *r;
+            if (b.param) {
+                isl_space *sp = isl_set_get_space(dom.get());
+                isl_id *id = isl_id_alloc(isl_set_get_ctx(dom.get()), b.name.c_str(), nullptr);
+                r = isl_aff_param_on_domain_space_id(sp, id);
+                r = isl_aff_add_constant_si(r, static_cast<int>(cv - b.compiled));
+            } else {
+                r = isl_aff_add_constant_si(a.copy(), static_cast<int>(b.target - b.compiled));
+            }
+            return isl::manage(r);
+        }
+        return a;
+    }
+
+    /** One band member over "dom": each statement's single affine piece, on its new domain. */
+    isl::union_pw_aff member(const isl::union_pw_aff &upa, const isl::union_set &dom,
+                             std::string *why) {
+        std::map<std::string, isl::pw_aff> old_pa;
+        isl_union_pw_aff_foreach_pw_aff(
+            upa.get(),
+            [](isl_pw_aff *pa, void *user) -> isl_stat {
+                isl_space *sp = isl_pw_aff_get_domain_space(pa);
+                const char *n = isl_space_get_tuple_name(sp, isl_dim_set);
+                (*static_cast<std::map<std::string, isl::pw_aff> *>(user))[n ? n : ""] =
+                    isl::manage(pa);
+                isl_space_free(sp);
+                return isl_stat_ok;
+            },
+            &old_pa);
+        isl::union_pw_aff out = isl::manage(isl_union_pw_aff_empty(isl_space_params(dom.space().release())));
+        bool ok = true;
+        dom.foreach_set([&](isl::set s) {
+            if (!ok) return;
+            std::string n = isl_set_get_tuple_name(s.get());
+            auto p = old_pa.find(n);
+            auto o = old_.find(n);
+            if (p == old_pa.end() || o == old_.end()) {
+                ok = false;
+                return;
+            }
+            isl::pw_aff pa = p->second;
+            if (isl_pw_aff_n_piece(pa.get()) != 1) pa = pa.gist(o->second);
+            if (isl_pw_aff_n_piece(pa.get()) != 1 || !o->second.is_subset(pa.domain())) {
+                ok = false;
+                return;
+            }
+            isl::aff a;
+            isl_pw_aff_foreach_piece(
+                pa.get(),
+                [](isl_set *set, isl_aff *piece, void *user) -> isl_stat {
+                    isl_set_free(set);
+                    *static_cast<isl::aff *>(user) = isl::manage(piece);
+                    return isl_stat_ok;
+                },
+                &a);
+            isl::aff aligned = isl::manage(isl_aff_align_params(a.release(), s.space().release()));
+            aligned = shift_end(aligned, s);
+            isl::pw_aff on = isl::pw_aff(aligned).intersect_domain(s);
+            out = out.union_add(isl::union_pw_aff(on));
+        });
+        if (!ok) {
+            *why = kPiecewise;
+            return isl::union_pw_aff();
+        }
+        return out;
+    }
+
+    std::map<std::string, isl::set> old_;
+    const std::vector<BoundShift> &shifts_;
+};
+
+/** "tree" rebuilt over "domain"; null with "why". */
+isl::schedule lift_schedule(const isl::schedule &tree, const isl::union_set &domain,
+                            const std::vector<BoundShift> &shifts, std::string *why) {
+    Lifter lifter(by_name(isl::manage(isl_schedule_get_domain(tree.get()))), shifts);
+    isl_schedule_node *root = isl_schedule_get_root(tree.get());
+    isl_schedule *r = lifter.lift(root, domain.copy(), why);
+    isl_schedule_node_free(root);
+    return isl::manage(r);
+}
+
+/** Whether every pair of "flow" runs producer before consumer under "time". */
+bool ordered(const isl::union_map &flow, const isl::union_map &time) {
+    isl::union_map tt = flow.apply_domain(time).apply_range(time);
+    bool ok = true;
+    tt.foreach_map([&](isl::map m) {
+        isl::map lt = isl::manage(isl_map_lex_lt(isl_space_domain(m.space().release())));
+        if (!m.is_subset(lt)) ok = false;
+    });
+    return ok;
+}
+
+/** The PDG's parametric objects with the bounds of "keep" (name → smallest value) as
+ *  parameters in [m, 2^31) and every other parameter fixed at its compiled value and
+ *  projected out. */
+class Params {
+public:
+    Params(const PdgImpl &g, const std::map<std::string, int64_t> &keep) : g_(g), keep_(keep) {
+        std::string names, cons;
+        for (const auto &p : g.params) {
+            names += (names.empty() ? "" : ", ") + p.first;
+            cons += cons.empty() ? "" : " and ";
+            auto k = keep.find(p.first);
+            if (k != keep.end())
+                cons += p.first + " >= " + std::to_string(k->second) + " and " + p.first +
+                        " <= " + std::to_string(INT32_MAX);
+            else
+                cons += p.first + " = " + std::to_string(p.second);
+        }
+        context_ = isl::set(g.isl.ctx(), "[" + names + "] -> { : " + cons + " }");
+    }
+
+    isl::set set(const isl::set &s) const {
+        isl_set *x = isl_set_intersect_params(s.copy(), context_.copy());
+        for (const auto &p : g_.params) {
+            if (keep_.count(p.first)) continue;
+            int pos = isl_set_find_dim_by_name(x, isl_dim_param, p.first.c_str());
+            if (pos >= 0) x = isl_set_project_out(x, isl_dim_param, pos, 1);
+        }
+        return isl::manage(x);
+    }
+
+    isl::map map(const isl::map &m) const {
+        isl_map *x = isl_map_intersect_params(m.copy(), context_.copy());
+        for (const auto &p : g_.params) {
+            if (keep_.count(p.first)) continue;
+            int pos = isl_map_find_dim_by_name(x, isl_dim_param, p.first.c_str());
+            if (pos >= 0) x = isl_map_project_out(x, isl_dim_param, pos, 1);
+        }
+        return isl::manage(x);
+    }
+
+    /** The kept parameters only: [I] -> { : I >= m and I <= 2^31 - 1 }. */
+    isl::set context() const { return set(context_).params(); }
+
+    /** "s" with the kept parameters fixed at their compiled values, parameters dropped. */
+    isl::set at_compiled(const isl::set &s) const {
+        isl_set *x = s.copy();
+        for (const auto &p : g_.params) {
+            if (!keep_.count(p.first)) continue;
+            int pos = isl_set_find_dim_by_name(x, isl_dim_param, p.first.c_str());
+            if (pos < 0) continue;
+            x = isl_set_fix_val(x, isl_dim_param, pos, isl_val_int_from_si(isl_set_get_ctx(x), p.second));
+            x = isl_set_project_out(x, isl_dim_param, pos, 1);
+        }
+        return isl::manage(x);
+    }
+
+private:
+    const PdgImpl &g_;
+    const std::map<std::string, int64_t> &keep_;
+    isl::set context_;
+};
+
+/* { node[full] -> stmt[non-batch] } on "points" (as statements.cpp). */
+isl::map projection(const isl::set &points, const std::vector<int> &batch_positions,
+                    const std::string &stmt) {
+    isl::map m = isl::manage(isl_set_identity(points.copy()));
+    std::vector<int> pos = batch_positions;
+    std::sort(pos.rbegin(), pos.rend());
+    for (int p : pos) m = isl::manage(isl_map_project_out(m.release(), isl_dim_out, p, 1));
+    return isl::manage(isl_map_set_tuple_name(m.release(), isl_dim_out, stmt.c_str()));
+}
+
+}  // namespace
+
+LoopNodePtr parametric_loop_nest(const ir::Program &prog, const Pdg &pdg, const Schedule &sched,
+                                 const std::map<int, int64_t> &min_values, bool shift,
+                                 std::string *why) {
+    const PdgImpl &g = pdg.impl();
+    const ScheduleImpl &im = sched.impl();
+    std::map<std::string, int64_t> keep;
+    std::map<std::string, std::pair<int, int64_t>> ast_params;
+    {
+        int k = 0;
+        for (const auto &b : prog.bounds) {
+            auto m = min_values.find(k);
+            if (m != min_values.end()) {
+                keep[b.first] = m->second;
+                ast_params[b.first] = {k, b.second};
+            }
+            ++k;
+        }
+    }
+    try {
+        Params par(g, keep);
+        // 1. Parametric statements, in statements.cpp's order.
+        isl::union_set domain = isl::union_set::empty(g.isl.ctx());
+        std::vector<isl::map> points(sched.statements.size());  // instance -> tensor points
+        std::vector<int> node_of(sched.statements.size(), -1);
+        size_t si = 0;
+        for (size_t ni = 0; ni < g.nodes.size(); ++ni) {
+            const PdgNode &n = g.nodes[ni];
+            if (n.is_load) continue;
+            for (size_t k = 0; k < n.equations.size(); ++k) {
+                const PdgEquation &eq = n.equations[k];
+                isl::set p = par.set(eq.effective).coalesce();
+                if (concrete(g, eq.effective).is_empty()) {
+                    if (!p.is_empty()) {
+                        *why = "a statement runs only at some values of the bound";
+                        return nullptr;
+                    }
+                    continue;
+                }
+                if (si >= sched.statements.size() || sched.statements[si].index != n.ir_index) {
+                    *why = "the statements do not match the schedule";
+                    return nullptr;
+                }
+                const Statement &st = sched.statements[si];
+                isl::map proj = projection(p, st.batch_positions, st.name);
+                isl::set dom = proj.range().coalesce();
+                if (!par.at_compiled(dom).is_equal(im.stmt_domain[si])) {
+                    *why = "the statement domains do not match the schedule";
+                    return nullptr;
+                }
+                points[si] = proj.reverse().coalesce();
+                node_of[si] = static_cast<int>(ni);
+                domain = domain.unite(isl::union_set(dom));
+                ++si;
+            }
+        }
+        if (si != sched.statements.size()) {
+            *why = "the statements do not match the schedule";
+            return nullptr;
+        }
+        domain = domain.coalesce();
+        // 2. The compiled schedule tree over the parametric domain.
+        std::vector<BoundShift> shifts;
+        for (const auto &b : prog.bounds)
+            if (shift && keep.count(b.first)) shifts.push_back({b.first, b.second, 0, true});
+        isl::schedule lifted = lift_schedule(im.schedule, domain, shifts, why);
+        if (lifted.is_null()) return nullptr;
+        isl::union_map time = lifted.get_map().intersect_domain(domain);
+        // 3. Every parametric flow dependence is ordered (dependences.cpp, parametric).
+        std::vector<std::vector<int>> of_node(g.nodes.size());
+        for (size_t i = 0; i < node_of.size(); ++i) of_node[node_of[i]].push_back(static_cast<int>(i));
+        for (size_t c = 0; c < sched.statements.size(); ++c) {
+            const Statement &st = sched.statements[c];
+            const PdgEquation &eq =
+                g.nodes[node_of[c]].equations.at(st.kind == Statement::Tensor ? st.equation : 0);
+            for (int e : eq.edges) {
+                const PdgEdge &edge = g.edges.at(e);
+                isl::map reads = points[c].apply_range(par.map(edge.access));
+                for (int p : of_node.at(edge.producer)) {
+                    isl::map rel = reads.apply_range(points[p].reverse()).reverse();
+                    if (rel.is_empty()) continue;
+                    if (!ordered(isl::union_map(rel), time)) {
+                        *why = "the schedule does not order the dependence " + edge.text +
+                               " at every value";
+                        return nullptr;
+                    }
+                }
+            }
+        }
+        // 4. isl's AST of the lifted schedule for every value in the context.
+        isl_ast_build *build = isl_ast_build_from_context(par.context().release());
+        isl_ast_node *ast = isl_ast_build_node_from_schedule(build, lifted.release());
+        isl_ast_build_free(build);
+        if (!ast) {
+            *why = "isl could not build the parametric loop nest";
+            return nullptr;
+        }
+        LoopNodePtr root = loop_nest_from_ast(sched, ast, ast_params);
+        isl_ast_node_free(ast);
+        return root;
+    } catch (const isl::exception &e) {
+        *why = std::string("isl: ") + (e.what() ? e.what() : "error");
+        return nullptr;
+    }
+}
+
+bool schedule_like(const ir::Program &prog, const Pdg &pdg, const std::vector<bool> &batch_dims,
+                   const ir::Program &base_prog, const Schedule &base, bool shift,
+                   Schedule &out, std::string *why) {
+    try {
+        out.batch_dims = batch_dims;
+        out.batch_dims.resize(prog.dims.size(), false);
+        build_statements(prog, pdg, out);
+        build_dependences(pdg, out);
+        if (out.statements.size() != base.statements.size()) {
+            *why = "the statements change with it";
+            return false;
+        }
+        for (size_t i = 0; i < out.statements.size(); ++i)
+            if (out.statements[i].name != base.statements[i].name) {
+                *why = "the statements change with it";
+                return false;
+            }
+        ScheduleImpl &im = out.impl();
+        char *text = isl_schedule_to_str(base.impl().schedule.get());
+        isl::schedule tree(pdg.impl().isl.ctx(), text ? std::string(text) : std::string());
+        free(text);
+        std::vector<BoundShift> shifts;
+        for (const auto &b : base_prog.bounds) {
+            auto w = prog.bounds.find(b.first);
+            if (shift && w != prog.bounds.end() && w->second != b.second)
+                shifts.push_back({b.first, b.second, w->second, false});
+        }
+        im.schedule = lift_schedule(tree, im.domain, shifts, why);
+        if (im.schedule.is_null()) return false;
+        im.schedule_map = im.schedule.get_map().intersect_domain(im.domain).coalesce();
+        if (!ordered(im.flow, im.schedule_map)) {
+            *why = "the schedule breaks a dependence at other values";
+            return false;
+        }
+        build_loop_nest(out);
+        return true;
+    } catch (const isl::exception &e) {
+        *why = std::string("isl: ") + (e.what() ? e.what() : "error");
+        return false;
+    } catch (const std::runtime_error &e) {
+        *why = e.what();
+        return false;
+    }
+}
+
+}  // namespace trlc

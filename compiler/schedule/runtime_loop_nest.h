@@ -1,0 +1,48 @@
+#pragma once
+// runtime_loop_nest — the compiled schedule carried over to other bound values (run-time
+// `--bound NAME=V`, issue 4 §3; driver/runtime_bounds.cpp decides which bounds).  Private to
+// compiler/schedule and compiler/driver/runtime_bounds.cpp: isl types appear here.
+#include <isl/ast.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "ir/ir.h"
+#include "pdg/pdg.h"
+#include "schedule/schedule.h"
+
+namespace trlc {
+
+/** The loop nest of "sched" (the compiled schedule of "prog" / "pdg") for every value of the
+ *  bounds in "min_values" (Program::bounds index → smallest value) at once: the statement
+ *  domains and flow dependences are rebuilt from the PDG's parametric sets with those bounds
+ *  as isl parameters ([I] -> { ... : I >= m }), sched's schedule tree is applied to them
+ *  (unchanged, except that a constant time c >= v - 1 of a bound compiled at v, a statement
+ *  after the loop over it, becomes c - v + I, when "shift"), and isl builds the AST under that context; its parameters read as
+ *  AstExpr::Bound.  Proven for every value >= m (and < 2^31) by isl: the schedule orders
+ *  every parametric dependence, and the parametric domains equal sched's at the compiled
+ *  values.  Null with the reason in "why" otherwise (a statement that exists only at some
+ *  values, a piecewise band, a dependence the schedule breaks at some value). */
+LoopNodePtr parametric_loop_nest(const ir::Program &prog, const Pdg &pdg, const Schedule &sched,
+                                 const std::map<int, int64_t> &min_values, bool shift,
+                                 std::string *why);
+
+/** The schedule of "base" (of "base_prog") applied to the same program compiled at other
+ *  bound values ("prog" / "pdg" / "batch_dims"): statements and dependences from "pdg",
+ *  base's schedule tree (carried over through its text; constant times at or past the end
+ *  of a changed bound's loop move with the bound, as in parametric_loop_nest),
+ *  schedule_map and the loop nest.  False with the
+ *  reason in "why" when the statements differ or base's schedule cannot be carried over or
+ *  breaks a dependence at these values.  "out" is default-constructed on entry. */
+bool schedule_like(const ir::Program &prog, const Pdg &pdg, const std::vector<bool> &batch_dims,
+                   const ir::Program &base_prog, const Schedule &base, bool shift,
+                   Schedule &out, std::string *why);
+
+/** build_ast.cpp: the LoopNode tree of "ast" over the statements of "s"; an isl parameter
+ *  named in "params" (name → Program::bounds index, compiled value) becomes AstExpr::Bound. */
+LoopNodePtr loop_nest_from_ast(const Schedule &s, isl_ast_node *ast,
+                               const std::map<std::string, std::pair<int, int64_t>> &params);
+
+}  // namespace trlc
