@@ -1,8 +1,6 @@
 // time_passes — the --time-passes report (see time_passes.h).
 #include "driver/time_passes.h"
 
-#include <sys/resource.h>
-
 #include <cstdio>
 #include <vector>
 
@@ -18,19 +16,6 @@ struct Entry {
 };
 
 bool g_on = false;
-
-/* CPU seconds (user + system) of this process and its waited-for children (the
- * scheduler runs in a child process). */
-double cpu_seconds() {
-    double total = 0;
-    for (int who : {RUSAGE_SELF, RUSAGE_CHILDREN}) {
-        struct rusage u;
-        if (getrusage(who, &u) != 0) continue;
-        total += static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-                 static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
-    }
-    return total;
-}
 int g_depth = 0;
 std::vector<Entry> g_entries;
 
@@ -56,13 +41,13 @@ PassTimer::PassTimer(std::string name) {
     slot_ = static_cast<int>(g_entries.size());
     g_entries.push_back({std::move(name), g_depth++, 0, 0, false});
     wall0_ = std::chrono::steady_clock::now();
-    cpu0_ = cpu_seconds();
+    cpu0_ = std::clock();
 }
 
 PassTimer::~PassTimer() {
     if (slot_ < 0 || slot_ >= static_cast<int>(g_entries.size())) return;
     Entry &e = g_entries[slot_];
-    e.cpu = cpu_seconds() - cpu0_;
+    e.cpu = static_cast<double>(std::clock() - cpu0_) / CLOCKS_PER_SEC;
     e.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0_).count();
     e.done = true;
     --g_depth;

@@ -2,14 +2,14 @@
 //
 // A stage (or a part of one) opens a PassTimer for its duration; when timing is
 // on, each finished timer adds one line to a report printed on stderr at the end:
-//   trlc: time:     3.65 s cpu    3.70 s wall    schedule
-//   trlc: time:     3.40 s cpu    3.45 s wall      isl scheduler (coefficients in [-1, 1])
-// Nested timers are indented under the enclosing one; CPU time counts child
-// processes (the isl scheduler's) once they are waited for.  Off (the default), a timer
+//   trlc: time:   12.34 s cpu   12.50 s wall  schedule
+//   trlc: time:    9.80 s cpu    9.90 s wall    schedule: compute
+// Nested timers are indented under the enclosing one.  Off (the default), a timer
 // costs one branch.
 #pragma once
 
 #include <chrono>
+#include <ctime>
 #include <ostream>
 #include <string>
 
@@ -34,7 +34,7 @@ public:
 
 private:
     int slot_ = -1;
-    double cpu0_ = 0;  // user + system seconds, children included
+    std::clock_t cpu0_ = 0;
     std::chrono::steady_clock::time_point wall0_;
 };
 

@@ -14,12 +14,6 @@
 //   storage); this form interleaves them (O(n)).
 // * isl options: schedule_serialize_sccs = 0, schedule_whole_component = 0,
 //   schedule_separate_components = 1, schedule_maximize_band_depth = 0.
-// * isl's scheduler runs in a child process under a CPU limit (30 s): at some sizes
-//   its ILP search runs away (REINFORCE with I = 3 iterations: hours, while the
-//   default I = 200 takes 3 s); then the attempt is given up for
-//   schedule_outer_coincidence = 1 (fast there, slow on the samples at their sizes),
-//   and past that for Feautrier's algorithm.  The samples at their sizes never reach
-//   the limit, so their schedules do not depend on the machine's speed.
 // Negative coefficients come for free: `ret[t]` reading `ret[t+1]` is scheduled
 // at time -t (the loop runs backwards).  The D_x statements are dropped from the
 // final schedule (they do nothing at run time; the memory plan computes live
@@ -29,15 +23,7 @@
 // (what --emit=schedule prints).  It must cover every statement instance and
 // respect every flow dependence (producer time lexicographically before consumer
 // time), else "loaded schedule violates dependence ...".
-#include <signal.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <fstream>
-#include <iostream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -86,83 +72,14 @@ isl::map last_element(const isl::map &rel) {
  * .trl program step by one, so unit coefficients (identity, shifts, unit skews)
  * suffice for nearly every program, and the bound keeps isl's ILPs small (the
  * PPO-shaped benchmark: minutes → seconds); compute() retries unbounded when no
- * bounded schedule exists.  "outer": schedule_outer_coincidence (the fallback of
- * compute(); slower on the samples at their sizes, fast where the default is not). */
-void set_options(isl::ctx ctx, bool bounded, bool outer = false) {
+ * bounded schedule exists. */
+void set_options(isl::ctx ctx, bool bounded) {
     isl_ctx *c = ctx.get();
     isl_options_set_schedule_max_coefficient(c, bounded ? 1 : -1);
     isl_options_set_schedule_serialize_sccs(c, 0);
     isl_options_set_schedule_whole_component(c, 0);
     isl_options_set_schedule_separate_components(c, 1);
     isl_options_set_schedule_maximize_band_depth(c, 0);
-    isl_options_set_schedule_outer_coincidence(c, outer ? 1 : 0);
-    isl_options_set_schedule_algorithm(c, ISL_SCHEDULE_ALGORITHM_ISL);
-}
-
-/* CPU seconds one attempt of isl's scheduler may take before compute() gives up on
- * it (the samples at their sizes take < 10 s; REINFORCE with I = 3 took hours). */
-constexpr int kSchedulerCpuSeconds = 30;
-
-/* Runs isl's scheduler on "sc" (options already set) in a child process limited to
- * "cpu_seconds" of CPU time (RLIMIT_CPU; isl cannot be interrupted, and its operation
- * budget is not checked inside the ILP search that can run away).  The schedule is
- * read back from its text (isl's YAML, exact).  "timed_out" tells a child killed by
- * the limit from a scheduler that found no schedule (both give a null schedule). */
-isl::schedule compute_limited(isl::ctx ctx, const isl::schedule_constraints &sc, int cpu_seconds,
-                              bool *timed_out) {
-    *timed_out = false;
-    int fd[2];
-    if (pipe(fd) != 0) return sc.compute_schedule();  // no pipe: unlimited, in process
-    std::cout.flush();
-    std::cerr.flush();
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fd[0]);
-        close(fd[1]);
-        return sc.compute_schedule();
-    }
-    if (pid == 0) {  // child: compute, write the text, leave without running destructors
-        close(fd[0]);
-        struct rlimit lim;
-        lim.rlim_cur = static_cast<rlim_t>(cpu_seconds);
-        lim.rlim_max = static_cast<rlim_t>(cpu_seconds) + 5;
-        setrlimit(RLIMIT_CPU, &lim);
-        struct rlimit no_core = {0, 0};
-        setrlimit(RLIMIT_CORE, &no_core);  // SIGXCPU would dump core
-        isl_schedule *r = isl_schedule_constraints_compute_schedule(sc.copy());
-        if (!r) _exit(3);
-        char *text = isl_schedule_to_str(r);
-        size_t n = text ? strlen(text) : 0, done = 0;
-        while (done < n) {
-            ssize_t w = write(fd[1], text + done, n - done);
-            if (w <= 0) _exit(4);
-            done += static_cast<size_t>(w);
-        }
-        _exit(0);
-    }
-    close(fd[1]);
-    std::string text;
-    char buf[65536];
-    for (;;) {
-        ssize_t r = read(fd[0], buf, sizeof buf);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) break;
-        text.append(buf, static_cast<size_t>(r));
-    }
-    close(fd[0]);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (WIFSIGNALED(status)) {
-        *timed_out = WTERMSIG(status) == SIGXCPU || WTERMSIG(status) == SIGKILL;
-        return isl::schedule();
-    }
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return isl::schedule();
-    try {
-        return isl::schedule(ctx, text);
-    } catch (const isl::exception &) {
-        return isl::schedule();
-    }
 }
 
 bool compute(const Pdg &pdg, Schedule &s, Diagnostics &diag) {
@@ -205,32 +122,16 @@ bool compute(const Pdg &pdg, Schedule &s, Diagnostics &diag) {
                                        .set_validity(validity)
                                        .set_coincidence(validity)
                                        .set_proximity(proximity);
-    // Bounded, then unbounded coefficients; an attempt over its CPU budget is given up
-    // for the outer-coincidence options, then for Feautrier's algorithm (always fast,
-    // any valid schedule: correct, but it may keep more live).
     isl::schedule sched;
-    bool timed_out = false;
     for (bool bounded : {true, false}) {
         set_options(ctx, bounded);
         PassTimer timer(bounded ? "isl scheduler (coefficients in [-1, 1])"
                                 : "isl scheduler (unbounded coefficients)");
-        sched = compute_limited(ctx, sc, kSchedulerCpuSeconds, &timed_out);
-        if (!sched.is_null() || timed_out) break;
-    }
-    if (sched.is_null() && timed_out) {
-        set_options(ctx, true, true);
-        PassTimer timer("isl scheduler (outer coincidence; the first attempt ran out of time)");
-        sched = compute_limited(ctx, sc, kSchedulerCpuSeconds, &timed_out);
-    }
-    if (sched.is_null() && timed_out) {
-        set_options(ctx, false);
-        isl_options_set_schedule_algorithm(ctx.get(), ISL_SCHEDULE_ALGORITHM_FEAUTRIER);
-        PassTimer timer("isl scheduler (Feautrier; the earlier attempts ran out of time)");
         try {
             sched = sc.compute_schedule();
         } catch (const isl::exception &) {
         }
-        set_options(ctx, false);
+        if (!sched.is_null()) break;
     }
     if (sched.is_null()) {
         diag.error("no schedule found: isl could not order the statements under their "
