@@ -23,6 +23,11 @@ void Sema::error(Loc loc, const std::string &msg) {
     }
     last_suppressed_ = false;
     diag_.error(loc, msg);
+    // An error inside an inlined fn body (a std-library fn, typically) points into that body;
+    // the notes lead back to the user's call, innermost call first.
+    for (size_t k = call_stack_.size(); k-- > 0;)
+        diag_.note(call_stack_[k].second,
+                   "in this call of fn '" + fns_[call_stack_[k].first].decl->name + "'");
 }
 
 void Sema::note(Loc loc, const std::string &msg) {
