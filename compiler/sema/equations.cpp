@@ -873,6 +873,7 @@ void Sema::lower_outputs() {
                 continue;
             }
             if (!v.ok()) continue;
+            if (!check_save_type(d, v.type())) continue;
             ir::Save s;
             s.path = d.module;
             s.value = v.node;
@@ -880,6 +881,50 @@ void Sema::lower_outputs() {
             prog_.saves.push_back(s);
         }
     }
+}
+
+/* A saved value must fit its file, which is only written after the whole program has run:
+ * `.npy` takes one array, `.npz` an array or a flat tuple of arrays (members arr_0, arr_1, …);
+ * a random key has no numpy form.  Reported here, before anything runs. */
+bool Sema::check_save_type(const ast::Decl &d, const ir::Type &ty) {
+    auto ends = [&](const char *ext) {
+        size_t n = std::string(ext).size();
+        return d.module.size() >= n && d.module.compare(d.module.size() - n, n, ext) == 0;
+    };
+    bool npz = ends(".npz");
+    if (!npz && !ends(".npy")) {
+        error(d.loc, "cannot save to \"" + d.module + "\": the file name must end in .npy (one "
+                     "array) or .npz (an array or a tuple of arrays)");
+        return false;
+    }
+    const ast::Expr &e = *d.value;
+    if (ty.is_tuple && !npz) {
+        error(e.loc, "a tuple cannot be saved to an .npy file; save it to an .npz file (members "
+                     "arr_0, arr_1, …)");
+        return false;
+    }
+    std::vector<const ir::Type *> leaves;
+    if (ty.is_tuple)
+        for (const ir::Type &m : ty.elems) leaves.push_back(&m);
+    else
+        leaves.push_back(&ty);
+    for (size_t k = 0; k < leaves.size(); ++k) {
+        std::string what = ty.is_tuple ? "element " + std::to_string(k) + " of the saved tuple" :
+                                         std::string("the saved value");
+        if (leaves[k]->is_tuple) {
+            error(e.loc, "cannot save a nested tuple: " + what + " is a tuple " +
+                             ir::type_to_string(*leaves[k], {}) +
+                             "; list its arrays in one flat tuple, e.g. save (p[0][0], p[0][1], "
+                             "p[1]) to \"" + d.module + "\"");
+            return false;
+        }
+        if (leaves[k]->dtype == ir::DType::Key) {
+            error(e.loc, "cannot save a random key: " + what + " is a key (draw numbers from it "
+                         "with uniform or normal and save those)");
+            return false;
+        }
+    }
+    return true;
 }
 
 /* The dim that item "p" of a dims-only list names ("what" lists dims: "an emit", "a type

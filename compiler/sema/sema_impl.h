@@ -166,6 +166,9 @@ public:
     ir::GuardPtr lower_guard(const ast::Expr &e, Scope &scope);
     /** The note after a non-affine guard error: choose with where() in the body instead. */
     void note_guard_alternative(Loc loc);
+    /** Errors for a save whose value cannot be written to its file (nested tuple, key, a
+     *  tuple to .npy, another extension); false after reporting. */
+    bool check_save_type(const ast::Decl &d, const ir::Type &ty);
     void check_read_consistency();
 
     // ---- lower_expr.cpp
