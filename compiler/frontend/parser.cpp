@@ -105,6 +105,18 @@ private:
         return t.loc;
     }
 
+    /** ", found the keyword 'as' (…)" when the current token is a keyword used where a name
+     *  could be meant (`as = acrobot.reset(k)`); empty otherwise. */
+    std::string keyword_hint() const {
+        Tok k = cur().kind;
+        if (k < Tok::KwImport || k > Tok::KwFalse || k == Tok::KwTrue || k == Tok::KwFalse) return "";
+        if (k == Tok::KwLet || k == Tok::KwReturn)
+            return ", found '" + std::string(cur().text) + "' (let and return belong in a fn block: "
+                   "fn f(x) { let y = …; return y })";
+        return ", found the keyword '" + std::string(cur().text) +
+               "' (keywords are reserved and cannot be used as names)";
+    }
+
     [[noreturn]] void fail(const std::string &msg) {
         if (!at(Tok::Error)) diag_.error(error_loc(), msg);
         throw ParseFailure{};
@@ -206,7 +218,7 @@ private:
         case Tok::LParen: return equation();
         default:
             fail("expected declaration (dim, const, fn, import, emit, save, load, extern, "
-                 "or an equation)");
+                 "or an equation)" + keyword_hint());
         }
     }
 
@@ -840,7 +852,7 @@ private:
         case Tok::LParen: return paren_or_tuple();
         case Tok::LBracket: return array_literal();
         case Tok::Error: throw ParseFailure{};
-        default: fail("expected expression");
+        default: fail("expected expression" + keyword_hint());
         }
     }
 
