@@ -14,6 +14,16 @@
 //   storage); this form interleaves them (O(n)).
 // * isl options: schedule_serialize_sccs = 0, schedule_whole_component = 0,
 //   schedule_separate_components = 1, schedule_maximize_band_depth = 0.
+// * Each of isl's scheduling ILPs (isl_tab_basic_set_non_trivial_lexmin) runs under an
+//   operation budget of kIlpOperations tableau pivots (isl_ctx_set_max_operations),
+//   reset per ILP.  At some sizes one ILP runs away: REINFORCE with I = 3 iterations
+//   spends hours in one ILP over a merged cluster of 39 statements, ~3 ms a pivot,
+//   while every ILP of the samples and lit programs takes at most 5,405 pivots
+//   (a budget for the whole scheduler cannot tell them apart: the samples spend 7M
+//   cheap pivots in total, the runaway spends 370k before it starts).  An attempt
+//   over its budget gives way to schedule_outer_coincidence = 1, then to Feautrier's
+//   algorithm.  Pivots, not seconds: the schedule is a function of the program and
+//   the flags (and isl's version), never of the machine's speed.
 // Negative coefficients come for free: `ret[t]` reading `ret[t+1]` is scheduled
 // at time -t (the loop runs backwards).  The D_x statements are dropped from the
 // final schedule (they do nothing at run time; the memory plan computes live
@@ -23,6 +33,8 @@
 // (what --emit=schedule prints).  It must cover every statement instance and
 // respect every flow dependence (producer time lexicographically before consumer
 // time), else "loaded schedule violates dependence ...".
+#include <dlfcn.h>
+
 #include <fstream>
 #include <map>
 #include <set>
@@ -31,10 +43,56 @@
 #include <isl/options.h>
 #include <isl/schedule.h>
 #include <isl/schedule_node.h>
+#include <isl/vec.h>
 
 #include "driver/time_passes.h"
 #include "pdg/pdg_impl.h"
 #include "schedule/schedule_impl.h"
+
+namespace trlc {
+namespace {
+
+/* The tableau pivots one scheduling ILP may take (isl counts one operation per pivot).
+ * The largest ILP of the samples at their sizes and of the lit programs takes 5,405
+ * pivots (lit memplan/reinforce-mc; REINFORCE with I = 5 and T = 40: 8,808, 15 s); the
+ * runaway one of REINFORCE with I = 3 (177 variables, 655 constraints) takes ~3 ms a
+ * pivot, so reaching the budget costs it ~30 s of CPU. */
+constexpr unsigned long kIlpOperations = 10000;
+
+/* The budget in force while compute() runs isl's scheduler (0: none), and whether an
+ * ILP ran out of it since the last reset. */
+unsigned long g_ilp_budget = 0;
+bool g_ilp_over_budget = false;
+
+}  // namespace
+}  // namespace trlc
+
+struct isl_trivial_region;
+
+/* isl's scheduler solves each of its ILPs with this function of libisl (internal,
+ * exported: isl_scheduler.c calls it through the PLT, so this definition in the
+ * executable takes its place).  It runs libisl's own under the per-ILP budget above:
+ * operations reset to 0, max_operations = g_ilp_budget; past it isl fails the ILP
+ * with isl_error_quota and the scheduler returns null. */
+extern "C" isl_vec *isl_tab_basic_set_non_trivial_lexmin(
+    isl_basic_set *bset, int n_op, int n_region, struct isl_trivial_region *region,
+    int (*conflict)(int con, void *user), void *user) {
+    using Fn = isl_vec *(*)(isl_basic_set *, int, int, struct isl_trivial_region *,
+                            int (*)(int, void *), void *);
+    static Fn real =
+        reinterpret_cast<Fn>(dlsym(RTLD_NEXT, "isl_tab_basic_set_non_trivial_lexmin"));
+    TRLC_ASSERT(real) << "libisl has no isl_tab_basic_set_non_trivial_lexmin to wrap";
+    if (trlc::g_ilp_budget == 0 || !bset) return real(bset, n_op, n_region, region, conflict, user);
+    isl_ctx *ctx = isl_basic_set_get_ctx(bset);
+    unsigned long outer = isl_ctx_get_max_operations(ctx);
+    isl_ctx_reset_operations(ctx);
+    isl_ctx_set_max_operations(ctx, trlc::g_ilp_budget);
+    isl_vec *sol = real(bset, n_op, n_region, region, conflict, user);
+    if (!sol && isl_ctx_last_error(ctx) == isl_error_quota) trlc::g_ilp_over_budget = true;
+    isl_ctx_set_max_operations(ctx, outer);
+    isl_ctx_reset_operations(ctx);
+    return sol;
+}
 
 namespace trlc {
 
@@ -72,14 +130,35 @@ isl::map last_element(const isl::map &rel) {
  * .trl program step by one, so unit coefficients (identity, shifts, unit skews)
  * suffice for nearly every program, and the bound keeps isl's ILPs small (the
  * PPO-shaped benchmark: minutes → seconds); compute() retries unbounded when no
- * bounded schedule exists. */
-void set_options(isl::ctx ctx, bool bounded) {
+ * bounded schedule exists.  "outer": schedule_outer_coincidence (compute()'s first
+ * fallback when an ILP runs over its budget); "feautrier": Feautrier's algorithm
+ * (the last one). */
+void set_options(isl::ctx ctx, bool bounded, bool outer = false, bool feautrier = false) {
     isl_ctx *c = ctx.get();
     isl_options_set_schedule_max_coefficient(c, bounded ? 1 : -1);
     isl_options_set_schedule_serialize_sccs(c, 0);
     isl_options_set_schedule_whole_component(c, 0);
     isl_options_set_schedule_separate_components(c, 1);
     isl_options_set_schedule_maximize_band_depth(c, 0);
+    isl_options_set_schedule_outer_coincidence(c, outer ? 1 : 0);
+    isl_options_set_schedule_algorithm(
+        c, feautrier ? ISL_SCHEDULE_ALGORITHM_FEAUTRIER : ISL_SCHEDULE_ALGORITHM_ISL);
+}
+
+/* One run of isl's scheduler on "sc" under the options "set" and the per-ILP budget;
+ * "over_budget": an ILP ran out of it (the result is then null).  Timed under "label". */
+isl::schedule attempt(const isl::schedule_constraints &sc, const std::string &label,
+                      bool *over_budget) {
+    isl_ctx *ctx = sc.ctx().get();
+    PassTimer timer(label);
+    g_ilp_budget = kIlpOperations;
+    g_ilp_over_budget = false;
+    isl_schedule *raw = isl_schedule_constraints_compute_schedule(sc.copy());
+    *over_budget = g_ilp_over_budget;
+    g_ilp_budget = 0;
+    g_ilp_over_budget = false;
+    isl_ctx_reset_error(ctx);
+    return raw ? isl::manage(raw) : isl::schedule();
 }
 
 bool compute(const Pdg &pdg, Schedule &s, Diagnostics &diag) {
@@ -122,20 +201,37 @@ bool compute(const Pdg &pdg, Schedule &s, Diagnostics &diag) {
                                        .set_validity(validity)
                                        .set_coincidence(validity)
                                        .set_proximity(proximity);
-    isl::schedule sched;
-    for (bool bounded : {true, false}) {
-        set_options(ctx, bounded);
-        PassTimer timer(bounded ? "isl scheduler (coefficients in [-1, 1])"
-                                : "isl scheduler (unbounded coefficients)");
-        try {
-            sched = sc.compute_schedule();
-        } catch (const isl::exception &) {
-        }
-        if (!sched.is_null()) break;
+    // Bounded coefficients, then unbounded when no bounded schedule exists; an attempt
+    // with an ILP over its budget gives way to the outer-coincidence options, then to
+    // Feautrier's algorithm (any valid schedule: correct, but it may keep more live).
+    bool over = false;
+    set_options(ctx, true);
+    isl::schedule sched = attempt(sc, "isl scheduler (coefficients in [-1, 1])", &over);
+    if (sched.is_null() && !over) {
+        set_options(ctx, false);
+        sched = attempt(sc, "isl scheduler (unbounded coefficients)", &over);
     }
+    bool gave_up = over;
+    if (sched.is_null() && over) {
+        set_options(ctx, true, true);
+        sched = attempt(sc, "isl scheduler (outer coincidence: an ILP ran over its budget)",
+                        &over);
+        gave_up = over;
+        if (sched.is_null()) {
+            set_options(ctx, false, false, true);
+            sched = attempt(sc, "isl scheduler (Feautrier: an ILP ran over its budget)", &over);
+            gave_up = gave_up || over;
+        }
+    }
+    set_options(ctx, true);
     if (sched.is_null()) {
-        diag.error("no schedule found: isl could not order the statements under their "
-                   "dependences (a dependence cycle within one statement instance?)");
+        if (gave_up)
+            diag.error("no schedule found: isl's scheduler ran over its budget of " +
+                       std::to_string(kIlpOperations) +
+                       " pivots per ILP under every set of options tried");
+        else
+            diag.error("no schedule found: isl could not order the statements under their "
+                       "dependences (a dependence cycle within one statement instance?)");
         return false;
     }
     im.schedule = isl::manage(isl_schedule_intersect_domain(sched.release(), im.domain.copy()));
