@@ -116,11 +116,10 @@ isl::union_map single_point_reads(const ir::Program &prog, const PdgImpl &g,
 }
 
 isl::map donatable_pairs(const isl::set &out_domain, const TensorLife &in_life,
-                         const MemInput &in, const isl::union_map &single_reads) {
+                         const LifeContext &lc, const isl::union_map &single_reads) {
     isl::space in_space = in_life.write_time.get_space().domain();
     // { x[p] -> y[q] : the instance writing p is the last reader of q }
-    isl::union_map at_last = in.writes.reverse()
-                                 .intersect_domain(isl::union_set(out_domain))
+    isl::union_map at_last = lc.point_writer.intersect_domain(isl::union_set(out_domain))
                                  .apply_range(in_life.last_instance.reverse());
     isl::union_map pairs = at_last.intersect(single_reads);
     return pairs.extract_map(map_space(out_domain.get_space(), in_space));

@@ -39,7 +39,29 @@ struct TensorLife {
     isl::map last_time;      // { x[p] -> time }   L = lexmax(W ∪ R)
     isl::union_map last_instance;  // { x[p] -> instance } the instance at L(p)
     isl::set live_times;     // { time : some point of x is live }, within the instance times
+    /** live_times split by statement: (LifeContext::stmt_times index, its non-empty part of
+     *  live_times), by increasing index. */
+    std::vector<std::pair<int, isl::set>> live_pieces;
 };
+
+/** Union-wide relations that every tensor's life needs, computed once per plan
+ *  (live_ranges.cpp); each tensor then extracts its own space instead of composing the
+ *  whole program's relations again. */
+struct LifeContext {
+    isl::set times;                    // every instance's time (one space)
+    std::vector<isl::set> stmt_times;  // per statement: its instances' times (non-empty)
+    /** stmt_overlap[s][t]: stmt_times[s] and stmt_times[t] intersect (true for s = t; false
+     *  otherwise for an injective schedule). */
+    std::vector<std::vector<bool>> stmt_overlap;
+    isl::union_map point_write_time;   // { x[p] -> time } writes⁻¹ ∘ schedule, all tensors
+    isl::union_map point_read_time;    // { x[p] -> time } reads⁻¹ ∘ schedule, all tensors
+    isl::union_map point_writer;       // { x[p] -> instance } writes⁻¹
+    isl::union_map time_instance;      // { time -> instance } schedule⁻¹
+};
+
+/** live_times(a) ∩ live_times(b) is non-empty, from the pieces: only statements whose times
+ *  meet are compared (live_ranges.cpp). */
+bool lives_meet(const TensorLife &a, const TensorLife &b, const LifeContext &lc);
 
 // ---- storage_kinds.cpp ------------------------------------------------------------
 
@@ -57,9 +79,12 @@ void storage_from_conflicts(const isl::set &domain, const isl::map &conflict,
 /** Parameter-free copy of "m" under the context "ctx_params". */
 isl::union_map fix_params(const isl::union_map &m, const isl::set &context);
 
+/** The shared relations of "in" (parameter-free); "times" = every instance's time. */
+LifeContext life_context(const MemInput &in, const isl::set &times);
+
 /** W, L, last instance and live times of the tensor whose points are "domain"
- *  (concrete); "times" = every instance's time. */
-TensorLife tensor_life(const isl::set &domain, const MemInput &in, const isl::set &times);
+ *  (concrete). */
+TensorLife tensor_life(const isl::set &domain, const LifeContext &lc);
 
 /** { x[p] -> x[q] : p != q, W(p) <= L(q) and W(q) <= L(p) } (lexicographic). */
 isl::map point_conflicts(const TensorLife &life);
@@ -68,7 +93,7 @@ isl::map point_conflicts(const TensorLife &life);
 std::string instance_string(const isl::set &instance);
 
 /** The instance scheduled at the (single) time of "time" (a set with one point). */
-isl::set instance_at(const MemInput &in, const isl::set &time);
+isl::set instance_at(const LifeContext &lc, const isl::set &time);
 
 // ---- donation.cpp ------------------------------------------------------------------
 
@@ -81,7 +106,7 @@ isl::union_map single_point_reads(const ir::Program &prog, const PdgImpl &g, con
 /** { x[p] -> y[q] : the instance writing p is the last reader of q, through a single-point
  *  read } for points p of "out" (domain) and q of "in" (with its life). */
 isl::map donatable_pairs(const isl::set &out_domain, const TensorLife &in_life,
-                         const MemInput &in, const isl::union_map &single_reads);
+                         const LifeContext &lc, const isl::union_map &single_reads);
 
 // ---- arena.cpp -----------------------------------------------------------------------
 
