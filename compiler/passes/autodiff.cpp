@@ -1439,25 +1439,32 @@ private:
     }
 
     /** The sum of J over the consumer points that read z at the point "u" (affine forms of the
-     *  variables of the equation being built), and the condition for there being any. */
-    NodePtr contribution(const Contribution &k, const std::vector<Affine> &u, GuardPtr *cond,
-                         Loc loc) {
+     *  variables of the equation being built, each variable v in [0, box[v])), and the
+     *  condition for there being any.  A range comparison that holds on the whole box is left
+     *  out of the condition: it would only restate the dims' bounds as constants (`i < 977`),
+     *  which the PDG cannot tell from a guard and a run-time bound could not change. */
+    NodePtr contribution(const Contribution &k, const std::vector<Affine> &u,
+                         const std::vector<int64_t> &box, GuardPtr *cond, Loc loc) {
         const Equation &e = *k.eq;
         const Tensor &C = prog_.tensors[k.consumer];
         std::vector<Affine> vmap(e.vars.size(), aff_const(0));
         GuardPtr g;
+        auto need = [&](BinaryOp op, const Affine &a, int64_t c) {
+            GuardPtr cmp = guard_cmp(op, a, aff_const(c));
+            if (guard_on_box(cmp, box) != 1) g = guard_and(g, cmp);
+        };
         for (size_t j = 0; j < k.pos.size(); ++j) {
             const PosMap &p = k.pos[j];
             if (p.kind == PosMap::Var) {
                 vmap[p.var] = aff_add(u[j], aff_const(p.a), -1);
                 auto [lo, hi] = var_range(k, p.var);
-                g = guard_and(g, guard_and(guard_cmp(BinaryOp::Ge, vmap[p.var], aff_const(lo)),
-                                           guard_cmp(BinaryOp::Lt, vmap[p.var], aff_const(hi))));
+                need(BinaryOp::Ge, vmap[p.var], lo);
+                need(BinaryOp::Lt, vmap[p.var], hi);
             } else if (p.kind == PosMap::Const) {
                 g = guard_and(g, guard_cmp(BinaryOp::Eq, u[j], aff_const(p.a)));
             } else {
-                g = guard_and(g, guard_and(guard_cmp(BinaryOp::Ge, u[j], aff_const(p.lo)),
-                                           guard_cmp(BinaryOp::Lt, u[j], aff_const(p.hi))));
+                need(BinaryOp::Ge, u[j], p.lo);
+                need(BinaryOp::Lt, u[j], p.hi);
             }
         }
         // Ec's guard restricts the consumer points read; J is zero wherever Ec does not apply, so
@@ -1790,9 +1797,9 @@ private:
                 std::vector<std::pair<GuardPtr, NodePtr>> per_eq;
                 for (const Equation &ze : zeqs) {
                     GuardPtr cond;
-                    NodePtr v = contribution(ks[q], pattern_point(ze), &cond, ks[q].loc);
                     std::vector<int64_t> bounds;
                     for (int d : ze.vars) bounds.push_back(prog_.dims[d].bound);
+                    NodePtr v = contribution(ks[q], pattern_point(ze), bounds, &cond, ks[q].loc);
                     if (guard_on_box(cond, bounds) != 1) all_true = false;
                     per_eq.push_back({cond, v});
                 }
@@ -1830,7 +1837,9 @@ private:
                         v = read_point(ptensor[q], u, ze.loc);
                     } else {
                         GuardPtr cond;
-                        v = contribution(ks[q], u, &cond, ks[q].loc);
+                        std::vector<int64_t> box;
+                        for (int d : ze.vars) box.push_back(prog_.dims[d].bound);
+                        v = contribution(ks[q], u, box, &cond, ks[q].loc);
                     }
                     NodePtr &acc = sums[ks[q].path];
                     acc = acc ? bin(BinaryOp::Add, acc, v, ze.loc) : v;
