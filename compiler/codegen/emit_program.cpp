@@ -703,17 +703,25 @@ public:
             ++k;
         }
         for (size_t e = 0; e < prog_.emits.size() && !var.empty(); ++e) {
-            std::string n;
-            bool changes = false;
-            for (int d : prog_.emits[e].vars) {
-                auto it = var.find(prog_.dims[d].bound_name);
-                changes |= it != var.end();
-                n += (n.empty() ? "" : " * ") + (it != var.end() ? it->second : lit_int(prog_.dims[d].bound));
-            }
-            if (changes)
+            std::string n = stream_points(prog_.emits[e], var);
+            if (n != stream_points(prog_.emits[e], {}))  // over a dim of a run-time bound
                 out_ += "    trl_set_stream_points(ctx, " + std::to_string(e) + ", " + n + ");  // records of \"" +
                         prog_.emits[e].stream + "\"\n";
         }
+    }
+
+    /** The record count of emit "e": the product of its dims' bounds, a literal, or a C++
+     *  product naming the locals in "var" (bound name -> `bound<k>`) of run-time bounds. */
+    std::string stream_points(const ir::Emit &e, const std::map<std::string, std::string> &var) const {
+        int64_t fixed = 1;
+        std::string n;
+        for (int d : e.vars) {
+            auto it = var.find(prog_.dims[d].bound_name);
+            if (it == var.end()) fixed *= prog_.dims[d].bound;
+            else n += (n.empty() ? "" : " * ") + it->second;
+        }
+        if (n.empty()) return lit_int(fixed);
+        return fixed == 1 ? n : n + " * " + lit_int(fixed);  // bound0 * 512
     }
 
     void run_program() {
@@ -772,10 +780,8 @@ public:
         if (!prog_.emits.empty()) {
             std::string names, pts, guarded;
             for (const auto &e : prog_.emits) {
-                int64_t total = 1;
-                for (int d : e.vars) total *= prog_.dims[d].bound;
                 names += (names.empty() ? "" : ", ") + c_string(e.stream);
-                pts += (pts.empty() ? "" : ", ") + lit_int(total) + "LL";
+                pts += (pts.empty() ? "" : ", ") + stream_points(e, {}) + "LL";
                 guarded += std::string(guarded.empty() ? "" : ", ") + (e.guard ? "1" : "0");
             }
             out_ += "static const char *const kStreamNames[] = {" + names + "};\n";
@@ -784,11 +790,12 @@ public:
         }
         out_ += "static const trl_program_info kProgramInfo = {\n";
         out_ += "    " + c_string(base) + ", " + c_string(path) + ", kArenaBytes,\n";
-        out_ += "    " + nb + ", " + (bounds.empty() ? "nullptr, nullptr, nullptr" : "kBoundNames, kBoundDefaults, kBoundRuntime") + ",\n";
+        const bool nob = bounds.empty();  // no bound tables (kBoundNames ... kBoundFixedWhy)
+        out_ += "    " + nb + ", " + (nob ? "nullptr, nullptr, nullptr" : "kBoundNames, kBoundDefaults, kBoundRuntime") + ",\n";
         out_ += "    " + ns + ", " + (prog_.emits.empty() ? "nullptr, nullptr" : "kStreamNames, kStreamPoints") + ",\n";
         out_ += "    0 /* default seed, as trlc --interpret */, kLoadBytes, " +
                 std::string(prog_.emits.empty() ? "nullptr" : "kStreamGuarded") + ",\n";
-        out_ += std::string("    ") + (bounds.empty() ? "nullptr, nullptr" : "kBoundMin, kBoundFixedWhy") + "};\n\n";
+        out_ += std::string("    ") + (nob ? "nullptr, nullptr" : "kBoundMin, kBoundFixedWhy") + "};\n\n";
         // The passive OpenMP wait (dsl/README §7.7) is registered here, in the translation unit
         // of main, never in the runtime: an application that embeds this source under its own
         // main (TRL_NO_MAIN) keeps its process and environment as they are.

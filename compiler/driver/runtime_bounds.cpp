@@ -49,6 +49,26 @@ std::string kernel_part(const std::string &src) {
     return src.substr(0, src.find("\n// The schedule's loop nest"));
 }
 
+/** kCompiledIn, naming the first kernel or host function of "base" (the generated source up
+ *  to the loop nest) whose text differs in "other": "(in x_1: x at prog.trl:4)". */
+std::string compiled_in(const std::string &base, const std::string &other) {
+    size_t n = std::min(base.size(), other.size()), at = 0;
+    while (at < n && base[at] == other[at]) ++at;
+    std::string where;
+    for (size_t line = base.rfind("\n// ", at); line != std::string::npos && where.empty();
+         line = line ? base.rfind("\n// ", line - 1) : std::string::npos) {
+        std::string text = base.substr(line + 4, base.find('\n', line + 1) - line - 4);
+        size_t colon = text.find(": ");
+        if (colon != std::string::npos && colon > 0 && text.find(' ') > colon &&
+            text.find(" at ") != std::string::npos)
+            where = text;  // `x_1: x at prog.trl:4`, a statement's kernel
+    }
+    size_t at_file = where.rfind(" at "), slash = where.rfind('/');
+    if (at_file != std::string::npos && slash != std::string::npos && slash > at_file)
+        where.erase(at_file + 4, slash + 1 - (at_file + 4));  // the file's name, not its path
+    return std::string(kCompiledIn) + (where.empty() ? "" : " (in " + where + ")");
+}
+
 /** The program compiled at other bound values under the compiled schedule (member order: the
  *  schedule's isl objects live in the PDG's context, so the PDG is destroyed last). */
 struct Variant {
@@ -178,7 +198,7 @@ private:
      *  program) under nest "nest", after comparing its memory plan; "" and the text in
      *  "kernels", or a reason. */
     std::string variant(const std::map<int, int64_t> &values, const LoopNodePtr &nest,
-                        bool shift, std::string *kernels) {
+                        bool shift, const std::string &domains, std::string *kernels) {
         DriverOptions o = opts_;
         o.incrementalize_log = nullptr;
         for (const auto &v : values)
@@ -193,7 +213,9 @@ private:
             if (!run_front_end(o, out->sm, diag, &out->prog, &out->pdg)) return kNoCompile;
             std::vector<bool> batch = vectorize_free_dims(out->prog, out->pdg, o.vectorize);
             std::string why;
-            if (!schedule_like(out->prog, out->pdg, batch, prog_, sched_, shift, out->sched, &why)) return why;
+            if (!schedule_like(out->prog, out->pdg, batch, prog_, sched_, shift, domains,
+                               out->sched, &why))
+                return why;
             out->plan = plan_memory(out->prog, out->pdg, out->sched, diag);
             if (diag.has_errors()) return kNoCompile;
             if (!same_layout(plan_, out->plan)) return kSizesBuffer;
@@ -214,13 +236,13 @@ private:
         std::vector<std::pair<int64_t, int64_t>> tries;  // (w, m)
         if (v > 2) tries.push_back({2, 2});
         tries.push_back({v + 1, v});
-        std::string reason;
+        std::string reason, first;
         for (const auto &t : tries) {
           for (bool shift : {true, false}) {  // statements after the loop move with the bound
             std::map<int, int64_t> mins = accepted;
             mins[k] = t.second;
-            std::string why;
-            LoopNodePtr n = parametric_loop_nest(prog_, pdg_, sched_, mins, shift, &why);
+            std::string why, domains;
+            LoopNodePtr n = parametric_loop_nest(prog_, pdg_, sched_, mins, shift, &why, &domains);
             if (!n) {
                 reason = "the schedule changes with it (" + why + ")";
                 continue;
@@ -237,16 +259,20 @@ private:
             std::map<int, int64_t> values = accepted;  // the others at their smallest values
             values[k] = t.first;
             std::string kernels;
-            reason = variant(values, n, shift, &kernels);
-            if (reason.empty() && kernels != base) reason = kCompiledIn;
-            if (reason.empty()) {
+            std::string why_here = variant(values, n, shift, domains, &kernels);
+            if (why_here.empty() && kernels != base) why_here = compiled_in(base, kernels);
+            if (why_here.empty()) {
                 *min_value = t.second;
                 *nest = n;
                 return "";
             }
+            if (shift || first.empty()) first = why_here;
           }
         }
-        return reason;
+        // The reason at the last value tried, statements moved with the bound (w = v + 1: at
+        // w = 2 a program often degenerates), else the last one found at another value, else
+        // the proof's.
+        return first.empty() ? reason : first;
     }
 
     const DriverOptions &opts_;

@@ -122,43 +122,16 @@ public:
             }
             isl_multi_union_pw_aff *nm =
                 isl_multi_union_pw_aff_from_union_pw_aff_list(sp.release(), list);
-            bool perm = isl_schedule_node_band_get_permutable(node) == isl_bool_true;
-            std::vector<bool> coinc;
-            for (isl_size i = 0; i < n; ++i)
-                coinc.push_back(isl_schedule_node_band_member_get_coincident(node, i) ==
-                                isl_bool_true);
             isl_schedule *sub = child(0, isl_union_set_copy(dom.get()));
             if (!sub) {
                 isl_multi_union_pw_aff_free(nm);
                 return nullptr;
             }
-            sub = isl_schedule_insert_partial_schedule(sub, nm);
-            isl_schedule_node *root = isl_schedule_get_root(sub);
-            isl_schedule_free(sub);
-            isl_schedule_node *band = isl_schedule_node_child(root, 0);
-            band = isl_schedule_node_band_set_permutable(band, perm);
-            for (isl_size i = 0; i < n; ++i)
-                band = isl_schedule_node_band_member_set_coincident(band, i, coinc[i]);
-            sub = isl_schedule_node_get_schedule(band);
-            isl_schedule_node_free(band);
-            return sub;
+            return insert_band_like(sub, nm, node);
         }
         case isl_schedule_node_sequence:
-        case isl_schedule_node_set: {
-            isl_size n = isl_schedule_node_n_children(node);
-            isl_schedule *out = nullptr;
-            for (isl_size i = 0; i < n; ++i) {
-                isl_schedule *part = child(i, isl_union_set_copy(domain));
-                if (!part) {
-                    isl_schedule_free(out);
-                    isl_union_set_free(domain);
-                    return nullptr;
-                }
-                out = out ? isl_schedule_sequence(out, part) : part;
-            }
-            isl_union_set_free(domain);
-            return out;
-        }
+        case isl_schedule_node_set:
+            return sequence_children(node, domain, child);
         default:
             isl_union_set_free(domain);
             *why = "the schedule tree has a node kind that cannot be carried over";
@@ -332,21 +305,32 @@ private:
     isl::set context_;
 };
 
-/* { node[full] -> stmt[non-batch] } on "points" (as statements.cpp). */
-isl::map projection(const isl::set &points, const std::vector<int> &batch_positions,
-                    const std::string &stmt) {
-    isl::map m = isl::manage(isl_set_identity(points.copy()));
-    std::vector<int> pos = batch_positions;
-    std::sort(pos.rbegin(), pos.rend());
-    for (int p : pos) m = isl::manage(isl_map_project_out(m.release(), isl_dim_out, p, 1));
-    return isl::manage(isl_map_set_tuple_name(m.release(), isl_dim_out, stmt.c_str()));
+const char *kFollows = "its value is compiled into a guard or an index (the statement "
+                       "domains at another value are not the parametric ones)";
+
+/** Parametric union set text "text" (parametric_loop_nest's domains) read in pdg's context,
+ *  each parameter fixed at its value in "prog" and projected out. */
+isl::union_set at_values(const std::string &text, const ir::Program &prog, const Pdg &pdg) {
+    isl_union_set *u = isl_union_set_read_from_str(pdg.impl().isl.ctx().get(), text.c_str());
+    isl_space *sp = isl_union_set_get_space(u);
+    isl_size n = isl_space_dim(sp, isl_dim_param);
+    std::vector<std::string> names;
+    for (isl_size i = 0; i < n; ++i) names.push_back(isl_space_get_dim_name(sp, isl_dim_param, i));
+    isl_space_free(sp);
+    for (const std::string &name : names) {
+        auto b = prog.bounds.find(name);
+        isl::set ctx(pdg.impl().isl.ctx(), "[" + name + "] -> { : " + name + " = " +
+                                               std::to_string(b == prog.bounds.end() ? -1 : b->second) + " }");
+        u = isl_union_set_intersect_params(u, ctx.release());
+    }
+    return isl::manage(isl_union_set_project_out_all_params(u)).coalesce();
 }
 
 }  // namespace
 
 LoopNodePtr parametric_loop_nest(const ir::Program &prog, const Pdg &pdg, const Schedule &sched,
                                  const std::map<int, int64_t> &min_values, bool shift,
-                                 std::string *why) {
+                                 std::string *why, std::string *domains) {
     const PdgImpl &g = pdg.impl();
     const ScheduleImpl &im = sched.impl();
     std::map<std::string, int64_t> keep;
@@ -404,6 +388,7 @@ LoopNodePtr parametric_loop_nest(const ir::Program &prog, const Pdg &pdg, const 
             return nullptr;
         }
         domain = domain.coalesce();
+        if (domains) *domains = isl_text(domain);
         // 2. The compiled schedule tree over the parametric domain.
         std::vector<BoundShift> shifts;
         for (const auto &b : prog.bounds)
@@ -451,7 +436,7 @@ LoopNodePtr parametric_loop_nest(const ir::Program &prog, const Pdg &pdg, const 
 
 bool schedule_like(const ir::Program &prog, const Pdg &pdg, const std::vector<bool> &batch_dims,
                    const ir::Program &base_prog, const Schedule &base, bool shift,
-                   Schedule &out, std::string *why) {
+                   const std::string &domains, Schedule &out, std::string *why) {
     try {
         out.batch_dims = batch_dims;
         out.batch_dims.resize(prog.dims.size(), false);
@@ -467,6 +452,10 @@ bool schedule_like(const ir::Program &prog, const Pdg &pdg, const std::vector<bo
                 return false;
             }
         ScheduleImpl &im = out.impl();
+        if (!domains.empty() && !at_values(domains, prog, pdg).is_equal(im.domain)) {
+            *why = kFollows;
+            return false;
+        }
         char *text = isl_schedule_to_str(base.impl().schedule.get());
         isl::schedule tree(pdg.impl().isl.ctx(), text ? std::string(text) : std::string());
         free(text);

@@ -24,10 +24,12 @@ namespace trlc {
  *  AstExpr::Bound.  Proven for every value >= m (and < 2^31) by isl: the schedule orders
  *  every parametric dependence, and the parametric domains equal sched's at the compiled
  *  values.  Null with the reason in "why" otherwise (a statement that exists only at some
- *  values, a piecewise band, a dependence the schedule breaks at some value). */
+ *  values, a piecewise band, a dependence the schedule breaks at some value).  "domains"
+ *  (when not null) receives the parametric statement domains as isl text, for
+ *  schedule_like's comparison at another value. */
 LoopNodePtr parametric_loop_nest(const ir::Program &prog, const Pdg &pdg, const Schedule &sched,
                                  const std::map<int, int64_t> &min_values, bool shift,
-                                 std::string *why);
+                                 std::string *why, std::string *domains = nullptr);
 
 /** The schedule of "base" (of "base_prog") applied to the same program compiled at other
  *  bound values ("prog" / "pdg" / "batch_dims"): statements and dependences from "pdg",
@@ -35,10 +37,14 @@ LoopNodePtr parametric_loop_nest(const ir::Program &prog, const Pdg &pdg, const 
  *  of a changed bound's loop move with the bound, as in parametric_loop_nest),
  *  schedule_map and the loop nest.  False with the
  *  reason in "why" when the statements differ or base's schedule cannot be carried over or
- *  breaks a dependence at these values.  "out" is default-constructed on entry. */
+ *  breaks a dependence at these values, or when "domains" (parametric_loop_nest's, if not
+ *  empty) at these values are not the statement domains of "pdg": a guard or pattern
+ *  constant that follows a bound (IR constants are concrete: `when t < T - 2` is `t < 3` at
+ *  T = 5) makes the parametric domains wrong away from the compiled values.  "out" is
+ *  default-constructed on entry. */
 bool schedule_like(const ir::Program &prog, const Pdg &pdg, const std::vector<bool> &batch_dims,
                    const ir::Program &base_prog, const Schedule &base, bool shift,
-                   Schedule &out, std::string *why);
+                   const std::string &domains, Schedule &out, std::string *why);
 
 /** build_ast.cpp: the LoopNode tree of "ast" over the statements of "s"; an isl parameter
  *  named in "params" (name → Program::bounds index, compiled value) becomes AstExpr::Bound. */

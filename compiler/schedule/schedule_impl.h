@@ -19,6 +19,7 @@
 // nest nor in the printed tree, and `domain` never contains them.
 #include <isl/cpp.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,19 @@ class Pdg;
 
 /** statements.cpp: Schedule::statements, stmt_domain, stmt_points, domain, writes, reads. */
 void build_statements(const ir::Program &prog, const Pdg &pdg, Schedule &s);
+/** statements.cpp: { node[full] -> stmt[non-batch] } on "points" (a PDG node's points, its
+ *  batch positions projected out, the range named "stmt"); parametric sets stay parametric. */
+isl::map projection(const isl::set &points, const std::vector<int> &batch_positions,
+                    const std::string &stmt);
+/** statements.cpp: "sub" (taken) under a band of "mupa" (taken) whose permutable flag and
+ *  coincident members are those of band node "like" (not taken): how a band is rebuilt over
+ *  another domain (schedule_pdg.cpp, runtime_loop_nest.cpp). */
+isl_schedule *insert_band_like(isl_schedule *sub, isl_multi_union_pw_aff *mupa,
+                               isl_schedule_node *like);
+/** statements.cpp: the children of sequence or set node "node", child(i, copy of "domain")
+ *  each, in sequence in child order ("domain" taken); null as soon as a child is null. */
+isl_schedule *sequence_children(isl_schedule_node *node, isl_union_set *domain,
+                                const std::function<isl_schedule *(int, isl_union_set *)> &child);
 /** dependences.cpp: deps and flow from the PDG edges composed with the writers. */
 void build_dependences(const Pdg &pdg, Schedule &s);
 /** schedule_pdg.cpp: impl().schedule and schedule_map, computed by isl or loaded from

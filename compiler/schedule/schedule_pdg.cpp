@@ -315,36 +315,12 @@ isl_schedule *rebuild(isl_schedule_node *node, isl_union_set *domain) {
         return isl_schedule_from_domain(domain);
     case isl_schedule_node_filter:
         return child(0, isl_union_set_intersect(domain, isl_schedule_node_filter_get_filter(node)));
-    case isl_schedule_node_band: {
-        isl_schedule *sub = child(0, domain);
-        isl_multi_union_pw_aff *mupa = isl_schedule_node_band_get_partial_schedule(node);
-        isl_size n = isl_schedule_node_band_n_member(node);
-        isl_bool perm = isl_schedule_node_band_get_permutable(node);
-        std::vector<isl_bool> coinc;
-        for (isl_size i = 0; i < n; ++i)
-            coinc.push_back(isl_schedule_node_band_member_get_coincident(node, i));
-        sub = isl_schedule_insert_partial_schedule(sub, mupa);
-        isl_schedule_node *root = isl_schedule_get_root(sub);
-        isl_schedule_free(sub);
-        isl_schedule_node *band = isl_schedule_node_child(root, 0);
-        band = isl_schedule_node_band_set_permutable(band, perm == isl_bool_true);
-        for (isl_size i = 0; i < n; ++i)
-            band = isl_schedule_node_band_member_set_coincident(band, i, coinc[i] == isl_bool_true);
-        sub = isl_schedule_node_get_schedule(band);
-        isl_schedule_node_free(band);
-        return sub;
-    }
+    case isl_schedule_node_band:
+        return insert_band_like(child(0, domain), isl_schedule_node_band_get_partial_schedule(node),
+                                node);
     case isl_schedule_node_sequence:
-    case isl_schedule_node_set: {
-        isl_size n = isl_schedule_node_n_children(node);
-        isl_schedule *out = nullptr;
-        for (isl_size i = 0; i < n; ++i) {
-            isl_schedule *part = child(i, isl_union_set_copy(domain));
-            out = out ? isl_schedule_sequence(out, part) : part;
-        }
-        isl_union_set_free(domain);
-        return out;
-    }
+    case isl_schedule_node_set:
+        return sequence_children(node, domain, child);
     case isl_schedule_node_domain:
     default:
         if (isl_schedule_node_has_children(node) == isl_bool_true) return child(0, domain);

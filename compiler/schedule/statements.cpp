@@ -16,9 +16,6 @@
 
 namespace trlc {
 
-namespace {
-
-/* { node[full] -> stmt[non-batch] } on the points of "points". */
 isl::map projection(const isl::set &points, const std::vector<int> &batch_positions,
                     const std::string &stmt) {
     isl::map m = isl::manage(isl_set_identity(points.copy()));
@@ -27,8 +24,6 @@ isl::map projection(const isl::set &points, const std::vector<int> &batch_positi
     for (int p : pos) m = isl::manage(isl_map_project_out(m.release(), isl_dim_out, p, 1));
     return isl::manage(isl_map_set_tuple_name(m.release(), isl_dim_out, stmt.c_str()));
 }
-
-}  // namespace
 
 void build_statements(const ir::Program &prog, const Pdg &pdg, Schedule &s) {
     const PdgImpl &g = pdg.impl();
@@ -91,6 +86,40 @@ void build_statements(const ir::Program &prog, const Pdg &pdg, Schedule &s) {
     im.domain = im.domain.coalesce();
     im.writes = im.writes.coalesce();
     im.reads = im.reads.coalesce();
+}
+
+isl_schedule *insert_band_like(isl_schedule *sub, isl_multi_union_pw_aff *mupa,
+                               isl_schedule_node *like) {
+    isl_size n = isl_schedule_node_band_n_member(like);
+    sub = isl_schedule_insert_partial_schedule(sub, mupa);
+    isl_schedule_node *root = isl_schedule_get_root(sub);
+    isl_schedule_free(sub);
+    isl_schedule_node *band = isl_schedule_node_child(root, 0);
+    band = isl_schedule_node_band_set_permutable(
+        band, isl_schedule_node_band_get_permutable(like) == isl_bool_true);
+    for (isl_size i = 0; i < n; ++i)
+        band = isl_schedule_node_band_member_set_coincident(
+            band, i, isl_schedule_node_band_member_get_coincident(like, i) == isl_bool_true);
+    sub = isl_schedule_node_get_schedule(band);
+    isl_schedule_node_free(band);
+    return sub;
+}
+
+isl_schedule *sequence_children(isl_schedule_node *node, isl_union_set *domain,
+                                const std::function<isl_schedule *(int, isl_union_set *)> &child) {
+    isl_size n = isl_schedule_node_n_children(node);
+    isl_schedule *out = nullptr;
+    for (isl_size i = 0; i < n; ++i) {
+        isl_schedule *part = child(i, isl_union_set_copy(domain));
+        if (!part) {
+            isl_schedule_free(out);
+            out = nullptr;
+            break;
+        }
+        out = out ? isl_schedule_sequence(out, part) : part;
+    }
+    isl_union_set_free(domain);
+    return out;
 }
 
 }  // namespace trlc
