@@ -565,7 +565,7 @@ std::optional<ir::Type> Sema::tensor_type_for_read(int t, Loc use) {
         info.partial_uses.push_back(*info.partial);
         return info.partial;
     }
-    throw Deferred{t};
+    throw Deferred{t, {}};
 }
 
 std::optional<ir::Type> Sema::finalize(int t) {
@@ -667,6 +667,7 @@ void Sema::ensure_typed(int t) {
         for (EqSrc &s : info.eqs) s.typed = false;
         std::vector<int> pending = order;
         int blocked_outer = -1;
+        std::vector<int> blocked_via, self_via;  // see Deferred::via
         while (!pending.empty()) {
             std::vector<int> next;
             bool progress = false;
@@ -684,7 +685,12 @@ void Sema::ensure_typed(int t) {
                     }
                 } catch (const Deferred &d) {
                     next.push_back(k);
-                    if (d.tensor != t) blocked_outer = d.tensor;
+                    if (d.tensor != t) {
+                        blocked_outer = d.tensor;
+                        blocked_via = d.via;
+                    } else if (self_via.empty()) {
+                        self_via = d.via;
+                    }
                 }
             }
             if (next.size() == pending.size()) progress = false;
@@ -695,7 +701,8 @@ void Sema::ensure_typed(int t) {
             if (blocked_outer >= 0 && tinfo_[blocked_outer].state == TensorInfo::Busy) {
                 info.state = TensorInfo::Untyped;
                 for (EqSrc &s : info.eqs) s.typed = false;
-                throw Deferred{blocked_outer};
+                blocked_via.insert(blocked_via.begin(), t);
+                throw Deferred{blocked_outer, blocked_via};
             }
             std::string example = tensor.name;
             if (!tensor.dims.empty()) {
@@ -704,9 +711,16 @@ void Sema::ensure_typed(int t) {
                     example += (j ? ", " : "") + prog_.dims[tensor.dims[j]].name;
                 example += "]";
             }
+            // Through other tensors (v reads q, whose equations read v) a cycle of reads is
+            // the likelier mistake: name the chain.
+            std::string chain;
+            for (int w : self_via) chain += prog_.tensors[w].name + ", which reads ";
+            if (!chain.empty())
+                chain = " (" + tensor.name + " reads " + chain + tensor.name + ")";
             error(info.eqs[pending[0]].eq.loc,
                   "cannot infer the type of " + tensor.name + ": its equations need the type of " +
-                      tensor.name + " itself; add a type annotation, e.g. `" + example + " : f32`");
+                      tensor.name + " itself" + chain + "; add a type annotation, e.g. `" +
+                      example + " : f32`");
             info.state = TensorInfo::Failed;
             return;
         }

@@ -110,6 +110,7 @@ struct TensorInfo {
  *  no equation of it is typed yet; the equation is retried later. */
 struct Deferred {
     int tensor;
+    std::vector<int> via;  // the tensors whose typing waited on it, outermost first
 };
 
 /** Where an expression is lowered: its module, its variables, local names. */
