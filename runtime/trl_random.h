@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "trl_math.h"
 #include "trl_philox.h"
 
 namespace trl {

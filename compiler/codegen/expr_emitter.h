@@ -395,7 +395,8 @@ public:
 
     std::string unary_expr(UnaryOp op, DType dt, const std::string &x, const Loc &loc) {
         if (dt == DType::F32 || dt == DType::F64) {
-            // f32 calls libm's float functions (expf, …) and f32 literals, as value.cpp does.
+            // f32 calls libm's float functions (expf, …; tanh: trl::tanh_f32) and f32 literals, as
+            // value.cpp does.
             const std::string f = dt == DType::F32 ? "f" : "";
             const std::string zero = "0.0" + f, one = "1.0" + f;
             auto call = [&](const char *fn) { return fn + f + "(" + x + ")"; };
@@ -404,7 +405,8 @@ public:
             case UnaryOp::Exp: return call("exp");
             case UnaryOp::Log: return call("log");
             case UnaryOp::Sqrt: return call("sqrt");
-            case UnaryOp::Tanh: return call("tanh");
+            case UnaryOp::Tanh:  // f32: runtime/trl_math.h, the interpreter's correctly rounded tanh
+                return dt == DType::F32 ? "trl::tanh_f32(" + x + ")" : call("tanh");
             case UnaryOp::Sigmoid: return one + " / (" + one + " + exp" + f + "(-" + x + "))";
             case UnaryOp::Relu:
                 return "(" + x + " != " + x + " ? " + x + " : (" + x + " > " + zero + " ? " + x + " : " + zero + "))";

@@ -1,9 +1,11 @@
 // value — numpy-semantics operations on interpreter values (see value.h).  Every operation
-// computes in its result dtype: f32 in float with the float libm functions, f64 in double,
-// i32 exactly with overflow reported as an error, bool as bool.
+// computes in its result dtype: f32 in float with the float libm functions (tanh: trl_math.h's
+// correctly rounded one), f64 in double, i32 exactly with overflow reported as an error,
+// bool as bool.
 #include "interp/value.h"
 
 #include "trl_linalg.h"
+#include "trl_math.h"
 
 #include <algorithm>
 #include <cmath>
@@ -174,7 +176,7 @@ static double unary_f32(UnaryOp op, float x) {
     case UnaryOp::Exp: return expf(x);
     case UnaryOp::Log: return logf(x);
     case UnaryOp::Sqrt: return sqrtf(x);
-    case UnaryOp::Tanh: return tanhf(x);
+    case UnaryOp::Tanh: return trl::tanh_f32(x);  // correctly rounded (runtime/trl_math.h)
     case UnaryOp::Sigmoid: return 1.0f / (1.0f + expf(-x));
     case UnaryOp::Relu: return x != x ? x : (x > 0.0f ? x : 0.0f);
     case UnaryOp::Abs: return fabsf(x);
