@@ -333,6 +333,13 @@ void Sema::infer_domains() {
                 error(t.loc, "the dim of position " + std::to_string(k + 1) + " of " + t.name +
                                  " is unknown: every equation has a constant there; declare it, "
                                  "e.g. `" + example + "`");
+                // One equation at a constant point is mostly a recurrence whose step was never
+                // written (an optimizer state `opt[0] = optim.adam_init(…)` while `net[i+1] =
+                // optim.adam(…)` returns the pair).
+                if (info.eqs.size() == 1 && arity == 1)
+                    note(info.eqs[0].eq.loc, t.name + " is defined only here; a recurrence also "
+                         "needs its step, such as `" + t.name + "[i+1] = …` (with an optimizer "
+                         "state, the tuple equation `(net, " + t.name + ")[i+1] = optim.adam(…)`)");
                 ok = false;
             }
         if (!ok) continue;
@@ -621,6 +628,12 @@ std::optional<ir::Type> Sema::finalize(int t) {
                 error(s.eq.loc, "shape mismatch: " + name + " is " + str(ty) + " here but " +
                                     str(ref->eq.body->type) + " in another equation");
                 note(ref->eq.loc, name + " is " + str(ref->eq.body->type) + " here");
+                // `net[i+1] = optim.adam(…)`: the value is (new params, state).
+                if (ty.is_tuple && ty.elems.size() >= 2 && shape_eq(ty.elems[0], final_type))
+                    note(s.eq.loc, "element 0 of the value here has " + name + "'s type; a fn "
+                         "that returns (params, state), such as optim.adam, needs a tuple "
+                         "equation: `(" + name + ", opt)[i+1] = …` with `opt[0] = "
+                         "optim.adam_init(" + name + "[0])`");
                 ok = false;
             } else if (!type_equal(ty, final_type) &&
                        !(s.weak && dtype_kind(ty.dtype) <= dtype_kind(final_type.dtype))) {
