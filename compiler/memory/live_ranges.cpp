@@ -8,7 +8,9 @@
 // points conflict (need distinct slots) iff their lives intersect:
 //   W(p) ≼ L(q) and W(q) ≼ L(p)                       (isl_map_lex_le_map)
 // The live-time set of x (for the arena) is { τ ∈ instance times : ∃p alive at τ };
-// instance times only, since nothing happens between them.
+// instance times only, since nothing happens between them.  It is kept as one piece per
+// statement (the statements' time sets are disjoint for an injective schedule), which is what
+// makes it cheap: see tensor_life for the cost of each way of computing it.
 #include "memory/memplan_impl.h"
 
 #include <sstream>
@@ -68,25 +70,28 @@ TensorLife tensor_life(const isl::set &domain, const LifeContext &lc) {
     isl::map before_end = isl::manage(
         isl_map_lex_ge_map(life.last_time.copy(), any_time.copy()));   // L(p) ≽ τ
     isl::map alive = after_write.intersect(before_end);
-    life.live_times = isl::set::empty(lc.times.get_space());
     for (size_t s = 0; s < lc.stmt_times.size(); ++s) {
         isl::set piece = alive.intersect_range(lc.stmt_times[s]).range();
-        if (piece.is_empty()) continue;
-        life.live_pieces.emplace_back(static_cast<int>(s), piece);
-        life.live_times = life.live_times.unite(piece);
+        if (!piece.is_empty()) life.live_pieces.emplace_back(static_cast<int>(s), piece);
     }
-    life.live_times = life.live_times.coalesce();
     return life;
 }
 
 bool lives_meet(const TensorLife &a, const TensorLife &b, const LifeContext &lc) {
-    // live_times(a) = ∪_s piece_a(s) with piece_a(s) ⊆ stmt_times[s], so the two sets meet
-    // iff some piece_a(s) meets some piece_b(t); pieces of statements whose times are
-    // disjoint cannot meet.
+    // live(a) = ∪_s piece_a(s) with piece_a(s) ⊆ stmt_times[s], so the two sets meet iff some
+    // piece_a(s) meets some piece_b(t); pieces of statements whose times are disjoint cannot.
     for (const auto &[s, pa] : a.live_pieces)
         for (const auto &[t, pb] : b.live_pieces)
             if (lc.stmt_overlap[s][t] && !pa.intersect(pb).is_empty()) return true;
     return false;
+}
+
+isl::set meet_times(const TensorLife &a, const TensorLife &b, const LifeContext &lc) {
+    isl::set out = isl::set::empty(lc.times.get_space());  // as in lives_meet
+    for (const auto &[s, pa] : a.live_pieces)
+        for (const auto &[t, pb] : b.live_pieces)
+            if (lc.stmt_overlap[s][t]) out = out.unite(pa.intersect(pb));
+    return out;
 }
 
 isl::map point_conflicts(const TensorLife &life) {

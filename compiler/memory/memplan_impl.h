@@ -38,9 +38,9 @@ struct TensorLife {
     isl::map write_time;     // { x[p] -> time }   W
     isl::map last_time;      // { x[p] -> time }   L = lexmax(W ∪ R)
     isl::union_map last_instance;  // { x[p] -> instance } the instance at L(p)
-    isl::set live_times;     // { time : some point of x is live }, within the instance times
-    /** live_times split by statement: (LifeContext::stmt_times index, its non-empty part of
-     *  live_times), by increasing index. */
+    /** The live times { τ ∈ instance times : some point of x is live at τ }, split by
+     *  statement: (LifeContext::stmt_times index, its non-empty part), by increasing index.
+     *  (Their union is never built: coalescing it took a fifth of PPO's plan.) */
     std::vector<std::pair<int, isl::set>> live_pieces;
 };
 
@@ -59,9 +59,12 @@ struct LifeContext {
     isl::union_map time_instance;      // { time -> instance } schedule⁻¹
 };
 
-/** live_times(a) ∩ live_times(b) is non-empty, from the pieces: only statements whose times
- *  meet are compared (live_ranges.cpp). */
+/** The live times of "a" and "b" intersect: from the pieces, comparing only statements whose
+ *  times meet (live_ranges.cpp). */
 bool lives_meet(const TensorLife &a, const TensorLife &b, const LifeContext &lc);
+
+/** The times where "a" and "b" are both live (a set in the time space). */
+isl::set meet_times(const TensorLife &a, const TensorLife &b, const LifeContext &lc);
 
 // ---- storage_kinds.cpp ------------------------------------------------------------
 
