@@ -6,8 +6,10 @@
 // statement domains.  `lift` rebuilds that tree over another domain: each filter keeps the
 // statements it held whole, each band keeps each statement's affine function (one piece,
 // defined on the statement's whole compiled domain; anything else is refused).  A constant
-// time c >= v - 1 of a changed bound compiled at v is a statement after the loop over that
-// bound (`save_0[] -> [977]` in PPO at I = 977): it becomes c - v + I (shift_end).
+// time c in [v - 1, v + 1] of a changed bound compiled at v is a statement after the loop over
+// that bound (`save_0[] -> [977]` in PPO at I = 977): it becomes c - v + I (shift_end).  A
+// read of a constant point in that range along the bound's dim (`save net[I]`, net[977] in
+// the IR) is taken to follow the bound the same way (shift_access).
 //
 // parametric_loop_nest lifts the tree onto the *parametric* statement domains — the PDG's
 // sets keep every bound as an isl parameter (pdg/pdg_impl.h); the run-time bounds stay
@@ -25,6 +27,7 @@
 #include "schedule/runtime_loop_nest.h"
 
 #include <isl/ast_build.h>
+#include <isl/constraint.h>
 #include <isl/schedule.h>
 #include <isl/schedule_node.h>
 
@@ -140,8 +143,9 @@ public:
     }
 
 private:
-    /** A constant time c >= v - 1 of a bound compiled at v (a statement after the loop over
-     *  that bound: `save_0[] -> [977]` for I = 977) becomes c - v + I, so it stays after the
+    /** A constant time c in [v - 1, v + 1] of a bound compiled at v (a statement after the
+     *  loop over that bound: `save_0[] -> [977]` for I = 977; not an inner band's position,
+     *  `opt_1[i] -> [16]` at I = 10, further up) becomes c - v + I, so it stays after the
      *  loop at every value; the first bound that fits, in Program::bounds order.  Any choice
      *  is safe: parametric_loop_nest proves the lifted schedule, schedule_like re-checks it. */
     isl::aff shift_end(isl::aff a, const isl::set &dom) const {
@@ -150,7 +154,7 @@ private:
         if (!c.is_int()) return a;
         int64_t cv = c.get_num_si();
         for (const BoundShift &b : shifts_) {
-            if (b.compiled < 2 || cv < b.compiled - 1) continue;
+            if (b.compiled < 2 || cv < b.compiled - 1 || cv > b.compiled + 1) continue;
             isl_aff *r;
             if (b.param) {
                 isl_space *sp = isl_set_get_space(dom.get());
@@ -305,25 +309,68 @@ private:
     isl::set context_;
 };
 
-const char *kFollows = "its value is compiled into a guard or an index (the statement "
-                       "domains at another value are not the parametric ones)";
+const char *kFollows = "its value is compiled into a guard or an index (the statements or "
+                       "dependences at another value are not the parametric ones)";
 
-/** Parametric union set text "text" (parametric_loop_nest's domains) read in pdg's context,
- *  each parameter fixed at its value in "prog" and projected out. */
-isl::union_set at_values(const std::string &text, const ir::Program &prog, const Pdg &pdg) {
-    isl_union_set *u = isl_union_set_read_from_str(pdg.impl().isl.ctx().get(), text.c_str());
-    isl_space *sp = isl_union_set_get_space(u);
-    isl_size n = isl_space_dim(sp, isl_dim_param);
-    std::vector<std::string> names;
-    for (isl_size i = 0; i < n; ++i) names.push_back(isl_space_get_dim_name(sp, isl_dim_param, i));
-    isl_space_free(sp);
-    for (const std::string &name : names) {
-        auto b = prog.bounds.find(name);
-        isl::set ctx(pdg.impl().isl.ctx(), "[" + name + "] -> { : " + name + " = " +
-                                               std::to_string(b == prog.bounds.end() ? -1 : b->second) + " }");
-        u = isl_union_set_intersect_params(u, ctx.release());
+/** Access "m" (consumer point -> producer tensor points) with every position j of the
+ *  producer that reads a constant c in [v - 1, v + 1] along a dim bounded by a run-time bound B
+ *  (compiled v, an isl parameter of "m") made to read c - v + B instead: `save net[I]` is
+ *  net[977] in the IR at I = 977, and net[I] here.  The IR keeps no trace of the bound in
+ *  the constant; the choice is safe because the flow built from it is proven ordered for
+ *  every value and compared with the program compiled at another value (schedule_like). */
+isl::map shift_access(const isl::map &m, const std::vector<std::pair<std::string, int64_t>> &by_pos) {
+    isl_map *x = m.copy();
+    for (size_t j = 0; j < by_pos.size(); ++j) {
+        const std::string &name = by_pos[j].first;
+        if (name.empty() || by_pos[j].second < 2) continue;
+        int param = isl_map_find_dim_by_name(x, isl_dim_param, name.c_str());
+        isl_val *c = isl_map_plain_get_val_if_fixed(x, isl_dim_out, static_cast<unsigned>(j));
+        bool fixed = c && isl_val_is_int(c) == isl_bool_true;
+        int64_t cv = fixed ? isl_val_get_num_si(c) : 0;
+        isl_val_free(c);
+        if (param < 0 || !fixed || cv < by_pos[j].second - 1 || cv > by_pos[j].second + 1)
+            continue;
+        const char *tuple = isl_map_get_tuple_name(x, isl_dim_out);
+        std::string out_name = tuple ? tuple : "";
+        x = isl_map_project_out(x, isl_dim_out, static_cast<unsigned>(j), 1);
+        x = isl_map_insert_dims(x, isl_dim_out, static_cast<unsigned>(j), 1);
+        isl_local_space *ls = isl_local_space_from_space(isl_map_get_space(x));
+        isl_constraint *eq = isl_constraint_alloc_equality(ls);
+        eq = isl_constraint_set_coefficient_si(eq, isl_dim_out, static_cast<int>(j), 1);
+        eq = isl_constraint_set_coefficient_si(eq, isl_dim_param, param, -1);
+        eq = isl_constraint_set_constant_si(eq, static_cast<int>(by_pos[j].second - cv));
+        x = isl_map_add_constraint(x, eq);
+        x = isl_map_set_tuple_name(x, isl_dim_out, out_name.c_str());
     }
-    return isl::manage(isl_union_set_project_out_all_params(u)).coalesce();
+    return isl::manage(x);
+}
+
+/** The parameters of "obj" fixed at their values in "prog" ("[I] -> { : I = 2 }"). */
+template <class T>
+isl::set fixed_params(const T &obj, const ir::Program &prog) {
+    isl::space sp = obj.space();
+    isl::set ctx = isl::set::universe(sp.params());
+    isl_size n = isl_space_dim(sp.get(), isl_dim_param);
+    for (isl_size i = 0; i < n; ++i) {
+        auto b = prog.bounds.find(isl_space_get_dim_name(sp.get(), isl_dim_param, i));
+        int64_t v = b == prog.bounds.end() ? -1 : b->second;
+        ctx = isl::manage(isl_set_fix_si(ctx.release(), isl_dim_param, i, static_cast<int>(v)));
+    }
+    return ctx;
+}
+
+/** Parametric text "text" (parametric_loop_nest's "domains" output: the statement domains,
+ *  a newline, the flow dependences) read in pdg's context, each parameter fixed at its value
+ *  in "prog" and projected out. */
+std::pair<isl::union_set, isl::union_map> at_values(const std::string &text,
+                                                    const ir::Program &prog, const Pdg &pdg) {
+    size_t nl = text.find('\n');
+    isl::union_set d(pdg.impl().isl.ctx(), text.substr(0, nl));
+    isl::union_map f(pdg.impl().isl.ctx(), nl == std::string::npos ? "{ }" : text.substr(nl + 1));
+    d = d.intersect_params(fixed_params(d, prog));
+    f = f.intersect_params(fixed_params(f, prog));
+    return {isl::manage(isl_union_set_project_out_all_params(d.release())).coalesce(),
+            isl::manage(isl_union_map_project_out_all_params(f.release())).coalesce()};
 }
 
 }  // namespace
@@ -388,7 +435,6 @@ LoopNodePtr parametric_loop_nest(const ir::Program &prog, const Pdg &pdg, const 
             return nullptr;
         }
         domain = domain.coalesce();
-        if (domains) *domains = isl_text(domain);
         // 2. The compiled schedule tree over the parametric domain.
         std::vector<BoundShift> shifts;
         for (const auto &b : prog.bounds)
@@ -399,16 +445,26 @@ LoopNodePtr parametric_loop_nest(const ir::Program &prog, const Pdg &pdg, const 
         // 3. Every parametric flow dependence is ordered (dependences.cpp, parametric).
         std::vector<std::vector<int>> of_node(g.nodes.size());
         for (size_t i = 0; i < node_of.size(); ++i) of_node[node_of[i]].push_back(static_cast<int>(i));
+        isl::union_map flow = isl::union_map::empty(g.isl.ctx());
         for (size_t c = 0; c < sched.statements.size(); ++c) {
             const Statement &st = sched.statements[c];
             const PdgEquation &eq =
                 g.nodes[node_of[c]].equations.at(st.kind == Statement::Tensor ? st.equation : 0);
             for (int e : eq.edges) {
                 const PdgEdge &edge = g.edges.at(e);
-                isl::map reads = points[c].apply_range(par.map(edge.access));
+                std::vector<std::pair<std::string, int64_t>> by_pos;  // producer positions
+                const PdgNode &pn = g.nodes.at(edge.producer);
+                if (pn.kind == PdgNode::Tensor)
+                    for (int d : prog.tensors.at(pn.ir_index).dims) {
+                        const std::string &b = prog.dims.at(d).bound_name;
+                        by_pos.push_back(keep.count(b) ? std::make_pair(b, prog.bounds.at(b))
+                                                       : std::make_pair(std::string(), int64_t(0)));
+                    }
+                isl::map reads = points[c].apply_range(shift_access(par.map(edge.access), by_pos));
                 for (int p : of_node.at(edge.producer)) {
                     isl::map rel = reads.apply_range(points[p].reverse()).reverse();
                     if (rel.is_empty()) continue;
+                    flow = flow.unite(isl::union_map(rel));
                     if (!ordered(isl::union_map(rel), time)) {
                         *why = "the schedule does not order the dependence " + edge.text +
                                " at every value";
@@ -417,6 +473,7 @@ LoopNodePtr parametric_loop_nest(const ir::Program &prog, const Pdg &pdg, const 
                 }
             }
         }
+        if (domains) *domains = isl_text(domain) + "\n" + isl_text(flow.coalesce());
         // 4. isl's AST of the lifted schedule for every value in the context.
         isl_ast_build *build = isl_ast_build_from_context(par.context().release());
         isl_ast_node *ast = isl_ast_build_node_from_schedule(build, lifted.release());
@@ -452,9 +509,12 @@ bool schedule_like(const ir::Program &prog, const Pdg &pdg, const std::vector<bo
                 return false;
             }
         ScheduleImpl &im = out.impl();
-        if (!domains.empty() && !at_values(domains, prog, pdg).is_equal(im.domain)) {
-            *why = kFollows;
-            return false;
+        if (!domains.empty()) {
+            auto [dom, flow] = at_values(domains, prog, pdg);
+            if (!dom.is_equal(im.domain) || !flow.is_equal(im.flow)) {
+                *why = kFollows;
+                return false;
+            }
         }
         char *text = isl_schedule_to_str(base.impl().schedule.get());
         isl::schedule tree(pdg.impl().isl.ctx(), text ? std::string(text) : std::string());

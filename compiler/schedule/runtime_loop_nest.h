@@ -19,14 +19,14 @@ namespace trlc {
  *  bounds in "min_values" (Program::bounds index → smallest value) at once: the statement
  *  domains and flow dependences are rebuilt from the PDG's parametric sets with those bounds
  *  as isl parameters ([I] -> { ... : I >= m }), sched's schedule tree is applied to them
- *  (unchanged, except that a constant time c >= v - 1 of a bound compiled at v, a statement
+ *  (unchanged, except that a constant time c in [v - 1, v + 1] of a bound compiled at v, a statement
  *  after the loop over it, becomes c - v + I, when "shift"), and isl builds the AST under that context; its parameters read as
  *  AstExpr::Bound.  Proven for every value >= m (and < 2^31) by isl: the schedule orders
  *  every parametric dependence, and the parametric domains equal sched's at the compiled
  *  values.  Null with the reason in "why" otherwise (a statement that exists only at some
  *  values, a piecewise band, a dependence the schedule breaks at some value).  "domains"
- *  (when not null) receives the parametric statement domains as isl text, for
- *  schedule_like's comparison at another value. */
+ *  (when not null) receives the parametric statement domains and flow dependences as isl
+ *  text, for schedule_like's comparison at another value. */
 LoopNodePtr parametric_loop_nest(const ir::Program &prog, const Pdg &pdg, const Schedule &sched,
                                  const std::map<int, int64_t> &min_values, bool shift,
                                  std::string *why, std::string *domains = nullptr);
@@ -38,9 +38,10 @@ LoopNodePtr parametric_loop_nest(const ir::Program &prog, const Pdg &pdg, const 
  *  schedule_map and the loop nest.  False with the
  *  reason in "why" when the statements differ or base's schedule cannot be carried over or
  *  breaks a dependence at these values, or when "domains" (parametric_loop_nest's, if not
- *  empty) at these values are not the statement domains of "pdg": a guard or pattern
- *  constant that follows a bound (IR constants are concrete: `when t < T - 2` is `t < 3` at
- *  T = 5) makes the parametric domains wrong away from the compiled values.  "out" is
+ *  empty) at these values are not the statement domains and flow dependences of "pdg": a
+ *  guard or index constant that follows a bound (IR constants are concrete: `when t < T - 2`
+ *  is `t < 3` at T = 5, `save net[I]` reads net[977]) makes the parametric sets wrong away
+ *  from the compiled values.  "out" is
  *  default-constructed on entry. */
 bool schedule_like(const ir::Program &prog, const Pdg &pdg, const std::vector<bool> &batch_dims,
                    const ir::Program &base_prog, const Schedule &base, bool shift,
