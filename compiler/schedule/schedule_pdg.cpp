@@ -21,9 +21,9 @@
 //   while every ILP of the samples and lit programs takes at most 5,405 pivots
 //   (a budget for the whole scheduler cannot tell them apart: the samples spend 7M
 //   cheap pivots in total, the runaway spends 370k before it starts).  An attempt
-//   over its budget gives way to schedule_outer_coincidence = 1, then to Feautrier's
-//   algorithm.  Pivots, not seconds: the schedule is a function of the program and
-//   the flags (and isl's version), never of the machine's speed.
+//   over its budget gives way to Feautrier's algorithm, then to
+//   schedule_outer_coincidence = 1.  Pivots, not seconds: the schedule is a function of
+//   the program and the flags (and isl's version), never of the machine's speed.
 // Negative coefficients come for free: `ret[t]` reading `ret[t+1]` is scheduled
 // at time -t (the loop runs backwards).  The D_x statements are dropped from the
 // final schedule (they do nothing at run time; the memory plan computes live
@@ -130,8 +130,8 @@ isl::map last_element(const isl::map &rel) {
  * .trl program step by one, so unit coefficients (identity, shifts, unit skews)
  * suffice for nearly every program, and the bound keeps isl's ILPs small (the
  * PPO-shaped benchmark: minutes → seconds); compute() retries unbounded when no
- * bounded schedule exists.  "outer": schedule_outer_coincidence (compute()'s first
- * fallback when an ILP runs over its budget); "feautrier": Feautrier's algorithm
+ * bounded schedule exists.  "feautrier": Feautrier's algorithm (compute()'s first
+ * fallback when an ILP runs over its budget); "outer": schedule_outer_coincidence
  * (the last one). */
 void set_options(isl::ctx ctx, bool bounded, bool outer = false, bool feautrier = false) {
     isl_ctx *c = ctx.get();
@@ -202,8 +202,12 @@ bool compute(const Pdg &pdg, Schedule &s, Diagnostics &diag) {
                                        .set_coincidence(validity)
                                        .set_proximity(proximity);
     // Bounded coefficients, then unbounded when no bounded schedule exists; an attempt
-    // with an ILP over its budget gives way to the outer-coincidence options, then to
-    // Feautrier's algorithm (any valid schedule: correct, but it may keep more live).
+    // with an ILP over its budget gives way to Feautrier's algorithm (any valid schedule,
+    // fast; it may keep more live), then to the outer-coincidence options.  Feautrier
+    // first: on REINFORCE with I = 3 the outer-coincidence schedule (strided, skewed
+    // loops) gets a memory plan that frees a slot of fin before its last read
+    // (--interpret=scheduled stops with an internal error; the Feautrier schedule runs
+    // and matches the pointwise interpreter).
     bool over = false;
     set_options(ctx, true);
     isl::schedule sched = attempt(sc, "isl scheduler (coefficients in [-1, 1])", &over);
@@ -213,13 +217,12 @@ bool compute(const Pdg &pdg, Schedule &s, Diagnostics &diag) {
     }
     bool gave_up = over;
     if (sched.is_null() && over) {
-        set_options(ctx, true, true);
-        sched = attempt(sc, "isl scheduler (outer coincidence: an ILP ran over its budget)",
-                        &over);
+        set_options(ctx, false, false, true);
+        sched = attempt(sc, "isl scheduler (Feautrier: an ILP ran over its budget)", &over);
         gave_up = over;
         if (sched.is_null()) {
-            set_options(ctx, false, false, true);
-            sched = attempt(sc, "isl scheduler (Feautrier: an ILP ran over its budget)", &over);
+            set_options(ctx, true, true);
+            sched = attempt(sc, "isl scheduler (outer coincidence: Feautrier found none)", &over);
             gave_up = gave_up || over;
         }
     }
