@@ -92,8 +92,8 @@ int main(int argc, char **argv) {
                    "with --emit=cuda or -o: which bounds the program's --bound NAME=V may change. "
                    "Default: checked automatically for programs of at most 60 statements; NAMES "
                    "(comma-separated): check exactly these whatever the size (an error when one "
-                   "sizes a buffer, is in a kernel or changes the schedule; costs about one more "
-                   "memory plan each); none: every bound fixed");
+                   "sizes a buffer, is in a kernel, a guard or an index, or changes the schedule; "
+                   "costs about one more memory plan each); none: every bound fixed");
     app.add_flag("--keep-source", opts.keep_source, "with -o OUT: keep the generated OUT.cu");
     app.add_flag("--standalone", opts.standalone,
                  "with --emit=cuda or -o: inline the runtime (headers and sources) and extern "
