@@ -205,9 +205,11 @@ bool compute(const Pdg &pdg, Schedule &s, Diagnostics &diag) {
     // with an ILP over its budget gives way to Feautrier's algorithm (any valid schedule,
     // fast; it may keep more live), then to the outer-coincidence options.  Feautrier
     // first: on REINFORCE with I = 3 the outer-coincidence schedule (strided, skewed
-    // loops) gets a memory plan that frees a slot of fin before its last read
-    // (--interpret=scheduled stops with an internal error; the Feautrier schedule runs
-    // and matches the pointwise interpreter).
+    // loops) is valid, but isl's AST generator emits mask_0(i, t) before fin_1(i, 0)
+    // although the schedule map orders them the other way, so --interpret=scheduled
+    // reads fin[., i, 0] before it is written (an internal error; reproducer in the
+    // session notes, s6-isl-ast-order); the Feautrier schedule's loop nest runs and
+    // matches the pointwise interpreter.
     bool over = false;
     set_options(ctx, true);
     isl::schedule sched = attempt(sc, "isl scheduler (coefficients in [-1, 1])", &over);
