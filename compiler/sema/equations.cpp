@@ -353,6 +353,92 @@ void Sema::note_guard_alternative(Loc loc) {
               "the body instead: x[i+1] = where(i % K == 0, a[i], b[i])");
 }
 
+namespace {
+
+/** The Index expression at `loc` inside e (the read that needed a type), or null. */
+const ast::Expr *find_index_at(const ast::Expr *e, const Loc &loc) {
+    if (!e) return nullptr;
+    if (e->kind == ast::ExprKind::Index && e->loc.file == loc.file && e->loc.line == loc.line &&
+        e->loc.col == loc.col && e->loc.length == loc.length)
+        return e;
+    for (const ast::ExprPtr &a : e->args)
+        if (const ast::Expr *r = find_index_at(a.get(), loc)) return r;
+    for (const ast::IndexItem &it : e->indices)
+        for (const ast::ExprPtr *x : {&it.value, &it.lo, &it.hi})
+            if (const ast::Expr *r = find_index_at(x->get(), loc)) return r;
+    for (const ast::KeywordArg &k : e->kwargs)
+        if (const ast::Expr *r = find_index_at(k.value.get(), loc)) return r;
+    return nullptr;
+}
+
+/** `d`, `d + c`, `c + d`, `d - c` with integer literal c: the offset c (0 for `d`). */
+std::optional<int64_t> offset_of_dim(const ast::Expr &e, const std::string &d) {
+    if (e.kind == ast::ExprKind::Name) return e.name == d ? std::optional<int64_t>(0) : std::nullopt;
+    if (e.kind != ast::ExprKind::Binary || (e.op != ast::OpKind::Add && e.op != ast::OpKind::Sub))
+        return std::nullopt;
+    const ast::Expr &a = *e.args[0], &b = *e.args[1];
+    if (a.kind == ast::ExprKind::Name && a.name == d && b.kind == ast::ExprKind::IntLit)
+        return e.op == ast::OpKind::Add ? b.int_value : -b.int_value;
+    if (e.op == ast::OpKind::Add && b.kind == ast::ExprKind::Name && b.name == d &&
+        a.kind == ast::ExprKind::IntLit)
+        return a.int_value;
+    return std::nullopt;
+}
+
+}  // namespace
+
+void Sema::note_missing_base_case(int t, const std::vector<int> &pending,
+                                  const std::map<int, Loc> &self_reads) {
+    TensorInfo &info = tinfo_[t];
+    const ir::Tensor &tensor = prog_.tensors[t];
+    if (pending.empty() || self_reads.size() != pending.size()) return;
+    for (int k : pending)
+        if (!self_reads.count(k)) return;
+    // A base case in the direction of the read: reading later points (`G[t+1]` from `G[t]`)
+    // needs the last point, reading earlier ones (`h[t]` from `h[t+1]`) the first.  Only when
+    // every equation reads a single point that moves: then the first point computed would read
+    // another, so the program cannot be right (a slice `x[0:t]` may be empty: annotate instead).
+    std::string example;
+    for (int k : pending) {
+        const EqSrc &s = info.eqs[k];
+        const ast::Expr *idx = s.decl ? find_index_at(s.decl->value.get(), self_reads.at(k))
+                                      : nullptr;
+        if (!idx || !s.cls_ok || s.cls.size() != tensor.dims.size() ||
+            idx->indices.size() != tensor.dims.size() || s.decl->pattern.size() != s.cls.size())
+            return;
+        bool moves = false, single = true;
+        std::string pos;
+        for (size_t j = 0; j < s.cls.size(); ++j) {
+            const ir::PatternItem &c = s.cls[j];
+            const ir::Dim &dim = prog_.dims[tensor.dims[j]];
+            const ast::IndexItem &it = idx->indices[j];
+            single = single && !it.is_slice && it.value;
+            std::string item = dim.name;
+            if (c.kind == ir::PatternItem::Constant) {
+                item = text(s.decl->pattern[j].loc);
+            } else if (!it.is_slice && it.value) {
+                int64_t lhs_off = c.kind == ir::PatternItem::Shift ? c.offset : 0;
+                auto off = offset_of_dim(*it.value, dim.name);
+                if (off && *off != lhs_off) {
+                    moves = true;
+                    if (*off > lhs_off)
+                        item = dim.bound_name.empty() ? std::to_string(dim.bound - 1)
+                                                      : dim.bound_name + "-1";
+                    else
+                        item = "0";
+                }
+            }
+            pos += (j ? ", " : "") + item;
+        }
+        if (!moves || !single) return;
+        if (example.empty()) example = tensor.name + "[" + pos + "] = …";
+    }
+    Loc read = self_reads.at(pending[0]);
+    note(read, tensor.name + " reads itself here, and so does every equation of " + tensor.name +
+                   ": a recurrence needs a base case that does not read " + tensor.name +
+                   ", e.g. `" + example + "`");
+}
+
 ir::GuardPtr Sema::lower_guard(const ast::Expr &e, Scope &scope) {
     auto g = std::make_shared<ir::Guard>();
     auto bad = [&]() -> ir::GuardPtr {
@@ -572,7 +658,7 @@ std::optional<ir::Type> Sema::tensor_type_for_read(int t, Loc use) {
         info.partial_uses.push_back(*info.partial);
         return info.partial;
     }
-    throw Deferred{t, {}};
+    throw Deferred{t, {}, use};
 }
 
 std::optional<ir::Type> Sema::finalize(int t) {
@@ -681,6 +767,7 @@ void Sema::ensure_typed(int t) {
         std::vector<int> pending = order;
         int blocked_outer = -1;
         std::vector<int> blocked_via, self_via;  // see Deferred::via
+        std::map<int, Loc> self_reads;  // equation -> its direct read of t (no type yet)
         while (!pending.empty()) {
             std::vector<int> next;
             bool progress = false;
@@ -701,8 +788,9 @@ void Sema::ensure_typed(int t) {
                     if (d.tensor != t) {
                         blocked_outer = d.tensor;
                         blocked_via = d.via;
-                    } else if (self_via.empty()) {
-                        self_via = d.via;
+                    } else {
+                        if (self_via.empty()) self_via = d.via;
+                        if (d.via.empty() && d.read.valid()) self_reads.emplace(k, d.read);
                     }
                 }
             }
@@ -734,6 +822,7 @@ void Sema::ensure_typed(int t) {
                   "cannot infer the type of " + tensor.name + ": its equations need the type of " +
                       tensor.name + " itself" + chain + "; add a type annotation, e.g. `" +
                       example + " : f32`");
+            note_missing_base_case(t, pending, self_reads);
             info.state = TensorInfo::Failed;
             return;
         }

@@ -111,6 +111,7 @@ struct TensorInfo {
 struct Deferred {
     int tensor;
     std::vector<int> via;  // the tensors whose typing waited on it, outermost first
+    Loc read = {};         // the read of `tensor` that needed its type (when known)
 };
 
 /** Where an expression is lowered: its module, its variables, local names. */
@@ -167,6 +168,11 @@ public:
     ir::GuardPtr lower_guard(const ast::Expr &e, Scope &scope);
     /** The note after a non-affine guard error: choose with where() in the body instead. */
     void note_guard_alternative(Loc loc);
+    /** After "cannot infer the type of x" when every pending equation of x reads x itself
+     *  (self_reads: equation -> that read): a note at the read saying a recurrence needs a
+     *  base case, with one built from the read's direction (`G[T-1] = …` for `G[t+1]`). */
+    void note_missing_base_case(int t, const std::vector<int> &pending,
+                                const std::map<int, Loc> &self_reads);
     /** Errors for a save whose value cannot be written to its file (nested tuple, key, a
      *  tuple to .npy, another extension); false after reporting. */
     bool check_save_type(const ast::Decl &d, const ir::Type &ty);
