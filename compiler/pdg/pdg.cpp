@@ -301,6 +301,7 @@ private:
         e.loc = r.loc;
         e.text = read_text(prog_, r, vars);
         e.access = rename_map_dims(access, consumer.dim_names, out);
+        e.index = r.index;
         eq.edges.push_back(static_cast<int>(g_.edges.size()));
         g_.edges.push_back(std::move(e));
     }

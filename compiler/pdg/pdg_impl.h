@@ -76,6 +76,8 @@ struct PdgEdge {
     /** { y[t] -> x[t'] : t' = t + 1 } consumer point → producer points, restricted
      *  to the consumer equation's effective domain (slices: one-to-many). */
     isl::map access;
+    /** The Read's domain indices as in the IR (clamp_pieces reads their min/max). */
+    std::vector<ir::ReadIndex> index;
 };
 
 struct PdgImpl {
@@ -120,6 +122,15 @@ std::vector<int64_t> first_point(const isl::set &s);
  *  (C := C ∪ C∘C until C stops growing; 64 rounds cover any path length).
  *  Returns false if isl exceeded its operation budget (checks/no_zero_cycle.cpp). */
 bool exact_transitive_closure(const isl::union_map &r, isl::union_map *out);
+
+/** The branches of the clamps of read "e" (pdg/clamp_pieces.cpp): the consumer equation's
+ *  effective points (parametric, in the consumer's tensor space) partitioned so that on each
+ *  piece every min/max of the read's indices (points and slice ends, nested ones too) takes one
+ *  branch, i.e. the read is affine there.  Pieces empty under the context are dropped; fewer
+ *  than two pieces (no clamp, or none that changes branch on the domain) gives {}.  The order
+ *  is isl's piece order, refined index by index: deterministic for one isl version.
+ *    p[u] = ob[max(u - 2, 0)]   →   { p[u] : u <= 1 }, { p[u] : u >= 2 }  (within p's points) */
+std::vector<isl::set> clamp_pieces(const PdgImpl &g, const PdgEdge &e);
 
 /** "line:col" of "loc". */
 std::string loc_string(const Loc &loc);

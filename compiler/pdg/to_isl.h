@@ -28,6 +28,10 @@ isl::map pattern_map(const isl::set &vars, const isl::space &tensor_space,
 isl::map read_map(const isl::set &vars, const isl::space &producer_space,
                   const std::vector<ir::ReadIndex> &index);
 
+/** The piecewise value of "e" (min/max become pieces) on a set space whose first "nvars"
+ *  dims are the equation's variables. */
+isl::pw_aff index_to_pw_aff(const isl::space &space, const ir::IndexExpr &e, int nvars);
+
 isl::map rename_map_dims(isl::map m, const std::vector<std::string> &in,
                          const std::vector<std::string> &out);
 isl::set rename_set_dims(isl::set s, const std::vector<std::string> &names);
