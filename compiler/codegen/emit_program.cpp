@@ -51,7 +51,13 @@ public:
     ProgramEmitter(const ir::Program &prog, const Schedule &sched, const MemPlan &plan,
                    const SourceManager *sm, const Pdg *pdg = nullptr,
                    const CodegenOptions &opts = CodegenOptions())
-        : prog_(prog), sched_(sched), plan_(plan), sm_(sm), pdg_(pdg), opts_(opts) {}
+        : prog_(prog), sched_(sched), plan_(plan), sm_(sm), pdg_(pdg), opts_(opts) {
+        size_t k = 0;
+        for (const auto &b : prog_.bounds) {
+            if (runtime_bound(k)) bound_values_.index[b.first] = static_cast<int>(k);
+            ++k;
+        }
+    }
 
     std::string where(const Loc &loc) const {
         if (!sm_ || !loc.valid() || loc.file >= sm_->size()) return "line " + std::to_string(loc.line);
@@ -72,11 +78,13 @@ public:
                     "static const size_t kWorkspaceBytes = " + std::to_string(workspace_bytes_) + ";\n";
         out_ += "\n";
         out_ += prelude(prog_, sm_);
+        size_t bound_block = out_.size();
         if (root()) plan_fusion(*root());
         for (size_t s = 0; s < sched_.statements.size(); ++s)
             if (sched_.statements[s].kind != Statement::Tensor || single_.count(static_cast<int>(s)))
                 statement_function(static_cast<int>(s));
         for (size_t g = 0; g < groups_.size(); ++g) fused_function(static_cast<int>(g));
+        out_.insert(bound_block, bound_value_globals());
         run_program();
         main_function(main_path);
         return out_;
@@ -123,6 +131,7 @@ public:
         std::string body;
         point_vars(st, body, indent);
         ExprEmitter ee(prog_, plan_, body, indent);
+        ee.bound_values = &bound_values_;
         auto bp = blas_.find(statement_index(st));
         if (bp != blas_.end()) bind_products(ee, bp->second, bp->second.products.size());
         Val v = ee.emit(*eq.body);
@@ -296,6 +305,7 @@ public:
         body += "    TRL_KERNEL_INDEX(e, n) {\n";
         point_vars(st, body, 2);
         ExprEmitter ee(prog_, plan_, body, 2);
+        ee.bound_values = &bound_values_;
         bind_products(ee, bp, j);
         ee.line(ct + " *opa = (" + ct + " *)(ws + " + lit_int(p.a_off) + ") + e * " + lit_int(p.m * p.k) + ";");
         ee.store_operand(*p.node, 0, p.dt, "opa");
@@ -540,6 +550,7 @@ public:
                 lin = lin.empty() ? "v" + std::to_string(k) : "(" + lin + ") * " + lit_int(prog_.dims[em.vars[k]].bound) + " + v" + std::to_string(k);
             }
             ExprEmitter ee(prog_, plan_, body, 2);
+            ee.bound_values = &bound_values_;
             std::string index = lin.empty() ? "0" : lin;
             if (em.guard) {
                 // `when`: a false guard writes no record; the runtime is told the point is done.
@@ -563,6 +574,7 @@ public:
         out_ += "\n// " + st.name + ": save to " + sv.path + " at " + where(sv.loc) + " (host)\n";
         out_ += "static void " + fname + "(trl_ctx *ctx, const char *arena, trl::Philox2x32Key stream" + params(st) + ") {\n";
         ExprEmitter ee(prog_, plan_, body, 1);
+        ee.bound_values = &bound_values_;
         Val v = ee.emit(*sv.value);
         std::vector<std::string> arrays;
         if (v.tuple) {
@@ -679,6 +691,29 @@ public:
         }
     }
 
+    /** Before the kernels, when a kernel or host function reads a run-time bound as a value
+     *  (ExprEmitter::BoundValues): TRLG_BOUND(k), a host variable, and on the device a
+     *  __constant__ copy, both set by run_program before the first launch.  No value is
+     *  written here: this text is the same at every value (driver/runtime_bounds.cpp). */
+    std::string bound_value_globals() const {
+        if (bound_values_.read.empty()) return "";
+        std::string n = std::to_string(prog_.bounds.size()), names;
+        for (int k : bound_values_.read)
+            names += (names.empty() ? "" : ", ") + std::next(prog_.bounds.begin(), k)->first;
+        return "// ---- run-time bounds read as values (" + names +
+               "): TRLG_BOUND(k) is bound k of kBoundNames, as --bound\n"
+               "// sets it; run_program copies it before the first launch.\n"
+               "static long long trlg_bound_host[" + n + "];\n"
+               "#if defined(__CUDACC__)\n"
+               "__constant__ long long trlg_bound_device[" + n + "];\n"
+               "#endif\n"
+               "#if defined(__CUDA_ARCH__)\n"
+               "#define TRLG_BOUND(k) trlg_bound_device[k]\n"
+               "#else\n"
+               "#define TRLG_BOUND(k) trlg_bound_host[k]\n"
+               "#endif\n";
+    }
+
     /** The loop nest to print: the one reading run-time bounds when there is one. */
     const LoopNode *root() const {
         return opts_.loop_nest ? opts_.loop_nest.get() : sched_.root.get();
@@ -701,6 +736,14 @@ public:
                 out_ += "    (void)" + v + ";\n";
             }
             ++k;
+        }
+        if (!bound_values_.read.empty()) {
+            for (int b : bound_values_.read)
+                out_ += "    trlg_bound_host[" + std::to_string(b) + "] = bound" + std::to_string(b) + ";\n";
+            out_ += "#if defined(__CUDACC__)\n";
+            out_ += "    TRL_CHECK(cudaMemcpyToSymbol(trlg_bound_device, trlg_bound_host, sizeof trlg_bound_host) == cudaSuccess\n";
+            out_ += "                  ? TRL_OK : TRL_EDEVICE);\n";
+            out_ += "#endif\n";
         }
         for (size_t e = 0; e < prog_.emits.size() && !var.empty(); ++e) {
             std::string n = stream_points(prog_.emits[e], var);
@@ -829,6 +872,7 @@ private:
     std::vector<std::vector<int>> groups_;     // fused chains (statement indices, in order)
     std::map<std::pair<const LoopNode *, size_t>, std::pair<int, size_t>> fused_at_;  // block, first child -> group, length
     std::map<int, std::set<int>> emit_reads_;
+    ExprEmitter::BoundValues bound_values_;  // run-time bounds read by kernels as values
     std::map<int, BlasPlan> blas_;  // tensor statement -> its products computed by trl_gemm
     int64_t workspace_bytes_ = 0;   // the largest statement's workspace (statements run in turn)
 };

@@ -220,6 +220,16 @@ public:
     /** Tensors read (for the host copy before an emit / save). */
     std::set<int> reads;
 
+    /** Run-time bounds (`--bound`) read as values: a literal tagged with one of them
+     *  (ir::Node::bound) becomes `TRLG_BOUND(k)`, k its Program::bounds index, converted to
+     *  the literal's dtype as the interpreter rounds the literal; read gets k.  Null: every
+     *  literal is printed. */
+    struct BoundValues {
+        std::map<std::string, int> index;  // bound name -> k, run-time bounds only
+        std::set<int> read;
+    };
+    BoundValues *bound_values = nullptr;
+
     Val emit(const ir::Node &n) {
         auto it = memo_.find(&n);
         if (it != memo_.end()) return it->second;
@@ -1394,6 +1404,29 @@ public:
         return emit_extra_builtin(n);
     }
 
+    /** The C expression of scalar literal "n": its value, or the run-time bound it is. */
+    std::string const_scalar(const ir::Node &n) {
+        double x = n.data.empty() ? 0.0 : n.data[0];
+        DType dt = n.type.dtype;
+        if (n.bound.empty() || !bound_values || n.data.size() != 1) return literal(dt, x);
+        auto k = bound_values->index.find(n.bound);
+        auto v = prog_.bounds.find(n.bound);
+        // Only a literal that still is the bound's value in its dtype (as a cast rounds it).
+        if (k == bound_values->index.end() || v == prog_.bounds.end() ||
+            literal(dt, static_cast<double>(v->second)) != literal(dt, x))
+            return literal(dt, x);
+        bound_values->read.insert(k->second);
+        std::string b = "TRLG_BOUND(" + std::to_string(k->second) + ")";
+        switch (dt) {
+        case DType::Bool: return "(" + b + " != 0)";
+        case DType::I32: return "(int32_t)" + b;
+        case DType::F32: return "(float)" + b;
+        case DType::F64: return "(double)" + b;
+        case DType::Key: break;
+        }
+        return literal(dt, x);
+    }
+
     Val emit_uncached(const ir::Node &n) {
         switch (n.kind) {
         case NodeKind::Const: {
@@ -1402,7 +1435,7 @@ public:
             Val r = declare(dt, maxs_of(n.type), dims_of(n.type));
             if (r.scalar()) {
                 out_.erase(out_.size() - 2);  // "v;\n" → "v = literal;"
-                out_ += " = " + literal(dt, n.data.empty() ? 0.0 : n.data[0]) + ";\n";
+                out_ += " = " + const_scalar(n) + ";\n";
                 return r;
             }
             if (n.data.size() == 1 || !n.type.shape.empty()) {

@@ -198,7 +198,8 @@ private:
      *  program) under nest "nest", after comparing its memory plan; "" and the text in
      *  "kernels", or a reason. */
     std::string variant(const std::map<int, int64_t> &values, const LoopNodePtr &nest,
-                        bool shift, const std::string &domains, std::string *kernels) {
+                        const std::vector<BoundInfo> &bounds, bool shift,
+                        const std::string &domains, std::string *kernels) {
         DriverOptions o = opts_;
         o.incrementalize_log = nullptr;
         for (const auto &v : values)
@@ -207,7 +208,7 @@ private:
         std::ostringstream sink;  // messages of a failed variant are not the user's
         Diagnostics diag(out->sm, sink);
         CodegenOptions cg = cg_;
-        cg.bounds.clear();
+        cg.bounds = bounds;
         cg.loop_nest = nest;
         try {
             if (!run_front_end(o, out->sm, diag, &out->prog, &out->pdg)) return kNoCompile;
@@ -248,7 +249,8 @@ private:
                 continue;
             }
             CodegenOptions cg = cg_;
-            cg.bounds.clear();
+            cg.bounds.assign(names_.size(), BoundInfo());  // kernels read these as TRLG_BOUND
+            for (const auto &a : mins) cg.bounds[a.first].runtime = true;
             cg.loop_nest = n;
             std::string base;
             try {
@@ -259,7 +261,7 @@ private:
             std::map<int, int64_t> values = accepted;  // the others at their smallest values
             values[k] = t.first;
             std::string kernels;
-            std::string why_here = variant(values, n, shift, domains, &kernels);
+            std::string why_here = variant(values, n, cg.bounds, shift, domains, &kernels);
             if (why_here.empty() && kernels != base) why_here = compiled_in(base, kernels);
             if (why_here.empty()) {
                 *min_value = t.second;

@@ -156,6 +156,12 @@ struct Node {
     int64_t int_attr = 0;              // TupleGet index, OneHot depth
     std::vector<SpatialIndex> sindex;  // Index
     std::string name;                  // Extern
+    /** Const: the program bound (Program::bounds key) whose value this scalar literal is, as
+     *  written (`i / I`), possibly converted to another dtype; "" for any other literal.  Passes
+     *  that copy a node keep it; arithmetic never folds a tagged literal into an untagged one of
+     *  another value.  Code generation reads the bound's run-time variable for it when the bound
+     *  is run-time (`--bound`, driver/runtime_bounds.h); the interpreter uses `data`. */
+    std::string bound;
 };
 
 // ---- program -------------------------------------------------------------------

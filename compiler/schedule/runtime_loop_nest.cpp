@@ -267,24 +267,29 @@ public:
         context_ = isl::set(g.isl.ctx(), "[" + names + "] -> { : " + cons + " }");
     }
 
-    isl::set set(const isl::set &s) const {
-        isl_set *x = isl_set_intersect_params(s.copy(), context_.copy());
+    /** "x" (isl_set or isl_map, taken) in the context, every parameter not kept projected
+     *  out; the isl functions of its type do the work. */
+    template <typename T>
+    T *in_context(T *x, T *(*intersect_params)(T *, isl_set *),
+                  int (*find_dim)(T *, enum isl_dim_type, const char *),
+                  T *(*project_out)(T *, enum isl_dim_type, unsigned, unsigned)) const {
+        x = intersect_params(x, context_.copy());
         for (const auto &p : g_.params) {
             if (keep_.count(p.first)) continue;
-            int pos = isl_set_find_dim_by_name(x, isl_dim_param, p.first.c_str());
-            if (pos >= 0) x = isl_set_project_out(x, isl_dim_param, pos, 1);
+            int pos = find_dim(x, isl_dim_param, p.first.c_str());
+            if (pos >= 0) x = project_out(x, isl_dim_param, pos, 1);
         }
-        return isl::manage(x);
+        return x;
+    }
+
+    isl::set set(const isl::set &s) const {
+        return isl::manage(in_context(s.copy(), isl_set_intersect_params,
+                                      isl_set_find_dim_by_name, isl_set_project_out));
     }
 
     isl::map map(const isl::map &m) const {
-        isl_map *x = isl_map_intersect_params(m.copy(), context_.copy());
-        for (const auto &p : g_.params) {
-            if (keep_.count(p.first)) continue;
-            int pos = isl_map_find_dim_by_name(x, isl_dim_param, p.first.c_str());
-            if (pos >= 0) x = isl_map_project_out(x, isl_dim_param, pos, 1);
-        }
-        return isl::manage(x);
+        return isl::manage(in_context(m.copy(), isl_map_intersect_params,
+                                      isl_map_find_dim_by_name, isl_map_project_out));
     }
 
     /** The kept parameters only: [I] -> { : I >= m and I <= 2^31 - 1 }. */

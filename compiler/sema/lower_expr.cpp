@@ -64,6 +64,31 @@ bool is_const_scalar(const Val &v) {
            v.type().shape.empty() && v.node->data.size() == 1;
 }
 
+/* An i32 scalar whose value is known at compile time: a literal, or integer arithmetic on a
+ * bound's literal left unfolded (its affine form is a constant). */
+bool const_int_scalar(const Val &v, int64_t *out) {
+    if (!v.ok() || v.type().is_tuple || !v.type().shape.empty() ||
+        v.type().dtype != ir::DType::I32)
+        return false;
+    if (is_const_scalar(v)) {
+        *out = static_cast<int64_t>(v.node->data[0]);
+        return true;
+    }
+    if (v.idx && v.idx->kind == ir::IndexExpr::Aff && v.idx->aff.is_constant()) {
+        *out = v.idx->aff.constant;
+        return true;
+    }
+    return false;
+}
+
+/* Whether the i32 fold of "a" and "b" is left to run time: one of them is a bound's literal
+ * (ir::Node::bound), which a run-time bound's kernel reads as `TRLG_BOUND(k)`; the integer
+ * operation there is exact, as the fold would be. */
+bool keep_bound_arith(const Val &a, const Val &b, ir::DType d) {
+    return d == ir::DType::I32 && ((a.ok() && !a.node->bound.empty()) ||
+                                   (b.ok() && !b.node->bound.empty()));
+}
+
 /* Fold "op" on two scalar constants of dtype "d"; false when not foldable.
  * A weak result keeps full double precision (like a `const`): its dtype is not
  * final yet, and `f64(1.0) * (4.0 / 3.0)` must see the double 4/3. */
@@ -201,8 +226,13 @@ Val Sema::lower_name(const ast::Expr &e, Scope &scope) {
         a.coef[var] = 1;
         return {make_node(std::move(n)), false, aff_expr(a)};
     }
-    case EntityKind::Bound:
-        return const_val(static_cast<double>(prog_.bounds[e.name]), ir::DType::I32, true, e.loc);
+    case EntityKind::Bound: {  // a literal that remembers its bound (ir::Node::bound)
+        Val r = const_val(static_cast<double>(prog_.bounds[e.name]), ir::DType::I32, true, e.loc);
+        ir::Node n = *r.node;
+        n.bound = e.name;
+        r.node = make_node(std::move(n));
+        return r;
+    }
     case EntityKind::Const: {
         auto c = const_value(ent->index, e.loc);
         if (!c) return {};
@@ -324,14 +354,14 @@ Val Sema::lower_spatial_index(Val base, const std::vector<ast::IndexItem> &items
     const ir::Type &bt = base.type();
     if (bt.is_tuple) {
         Val k = items.size() == 1 && !items[0].is_slice ? lower(*items[0].value, scope) : Val{};
-        if (items.size() != 1 || items[0].is_slice || !k.ok() || !is_const_scalar(k) ||
-            k.type().dtype != ir::DType::I32) {
+        int64_t ki = 0;
+        if (items.size() != 1 || items[0].is_slice || !k.ok() || !const_int_scalar(k, &ki)) {
             if (items.size() != 1 || items[0].is_slice || k.ok())
                 error(loc, "a tuple " + type_str(bt, scope) +
                                " is indexed by one integer constant, e.g. x[0]");
             return {};
         }
-        int64_t i = static_cast<int64_t>(k.node->data[0]);
+        int64_t i = ki;
         int64_t n = static_cast<int64_t>(bt.elems.size());
         if (i < 0) i += n;
         if (i < 0 || i >= n) {
@@ -411,8 +441,8 @@ Val Sema::lower_spatial_index(Val base, const std::vector<ast::IndexItem> &items
             }
             si.kind = ir::SpatialIndex::Scalar;
             if (v.type().shape.empty()) {
-                if (is_const_scalar(v) && ext.is_static()) {
-                    int64_t i = static_cast<int64_t>(v.node->data[0]);
+                int64_t i = 0;
+                if (const_int_scalar(v, &i) && ext.is_static()) {
                     if (i < 0) i += ext.max_value;
                     if (i < 0 || i >= ext.max_value) {
                         error(it.loc, "index " + text(it.loc) + " is out of range for axis " +
@@ -488,7 +518,7 @@ Val Sema::unary_leaf(const ast::Expr &e, Val a, const Scope &scope) {
         return {make_node(std::move(n)), false, nullptr};
     }
     if (t.dtype == ir::DType::Bool) a = convert(a, ir::DType::I32);
-    if (is_const_scalar(a)) {
+    if (is_const_scalar(a) && !keep_bound_arith(a, Val{}, a.type().dtype)) {
         Val r = const_val(-a.node->data[0], a.type().dtype, a.weak, e.loc);
         return r;
     }
@@ -574,7 +604,8 @@ Val Sema::binary_op(ir::BinaryOp op, Val a, Val b, Loc loc, const Scope &scope,
             }
         }
     }
-    if (is_const_scalar(ca) && is_const_scalar(cb) && !compare && !logical) {
+    if (is_const_scalar(ca) && is_const_scalar(cb) && !compare && !logical &&
+        !keep_bound_arith(ca, cb, n.type.dtype)) {
         double out;
         if (fold(op, ca.node->data[0], cb.node->data[0], n.type.dtype, weak, &out)) {
             Val r = const_val(out, n.type.dtype, weak, loc);

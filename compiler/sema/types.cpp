@@ -140,7 +140,19 @@ double convert_value(double v, ir::DType d) {
     }
 }
 
-/* Re-type the weak subtree "n" (literals combined elementwise) to dtype "d". */
+/* Whether "n" is i32 arithmetic on a bound's literal left unfolded (ir::Node::bound). */
+bool bound_arith(const ir::Node &n) {
+    if (n.kind == ir::NodeKind::Const) return !n.bound.empty();
+    if (n.type.dtype != ir::DType::I32 ||
+        (n.kind != ir::NodeKind::Unary && n.kind != ir::NodeKind::Binary))
+        return false;
+    for (const auto &a : n.args)
+        if (bound_arith(*a)) return true;
+    return false;
+}
+
+/* Re-type the weak subtree "n" (literals combined elementwise) to dtype "d".  Integer
+ * arithmetic on a bound's literal is converted as a whole (a Cast), as its fold would be. */
 ir::NodePtr retype(const ir::NodePtr &n, ir::DType d) {
     if (n->type.is_tuple || n->type.dtype == d) return n;
     ir::Node c = *n;
@@ -153,12 +165,14 @@ ir::NodePtr retype(const ir::NodePtr &n, ir::DType d) {
         return make_node(std::move(c));
     case ir::NodeKind::Unary:
     case ir::NodeKind::Where:
+        if (n->kind == ir::NodeKind::Unary && bound_arith(*n)) break;
         for (size_t k = n->kind == ir::NodeKind::Where ? 1 : 0; k < c.args.size(); ++k)
             c.args[k] = retype(c.args[k], d);
         return make_node(std::move(c));
     case ir::NodeKind::Binary:
         if (n->bop >= ir::BinaryOp::Lt) break;
         if (n->bop == ir::BinaryOp::Div && !is_float(d)) break;
+        if (bound_arith(*n)) break;
         for (auto &a : c.args) a = retype(a, d);
         return make_node(std::move(c));
     default: break;
