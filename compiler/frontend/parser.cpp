@@ -118,8 +118,19 @@ private:
     }
 
     [[noreturn]] void fail(const std::string &msg) {
-        if (!at(Tok::Error)) diag_.error(error_loc(), msg);
+        if (!at(Tok::Error)) {
+            diag_.error(error_loc(), msg);
+            conditional_note();
+        }
         throw ParseFailure{};
+    }
+
+    /** After a syntax error at the name `if` following an expression (Python's `a if c else
+     *  b`): a note saying how the language writes it. */
+    void conditional_note() {
+        if (at(Tok::Ident) && cur().text == "if" && pos_ > 0)
+            diag_.note(cur().loc, "a conditional expression is written where(c, a, b), not "
+                                  "'a if c else b' (elementwise; both a and b are computed)");
     }
     [[noreturn]] void fail_at(Loc loc, const std::string &msg) {
         diag_.error(loc, msg);
@@ -140,6 +151,7 @@ private:
         if (at(Tok::Error)) throw ParseFailure{};
         diag_.error(error_loc(), msg);
         diag_.note(open, std::string("to match this '") + open_text + "'");
+        conditional_note();
         throw ParseFailure{};
     }
 

@@ -348,7 +348,26 @@ void Sema::infer_domains() {
     }
 }
 
-void Sema::note_guard_alternative(Loc loc) {
+namespace {
+
+/** Whether e reads a value (an indexed name such as done[t], or a call): a guard cannot. */
+bool reads_values(const ast::Expr &e) {
+    if (e.kind == ast::ExprKind::Call) return true;
+    if (e.kind == ast::ExprKind::Index && e.args[0]->kind == ast::ExprKind::Name) return true;
+    for (const ast::ExprPtr &a : e.args)
+        if (a && reads_values(*a)) return true;
+    return false;
+}
+
+}  // namespace
+
+void Sema::note_guard_alternative(Loc loc, const ast::Expr *e) {
+    if (e && reads_values(*e)) {
+        note(loc, "a guard chooses points by their coordinates only (which equation defines a "
+                  "point is fixed at compile time); a condition on values chooses in the body: "
+                  "x[t+1] = where(" + text(loc) + ", a, b)");
+        return;
+    }
     note(loc, "a condition that is not affine (every K iterations: 'i % K == 0') can choose in "
               "the body instead: x[i+1] = where(i % K == 0, a[i], b[i])");
 }
@@ -444,7 +463,7 @@ ir::GuardPtr Sema::lower_guard(const ast::Expr &e, Scope &scope) {
     auto bad = [&]() -> ir::GuardPtr {
         error(e.loc, "non-affine guard: '" + text(e.loc) +
                          "'; a guard compares affine expressions of the dims, e.g. t < T - 1");
-        note_guard_alternative(e.loc);
+        note_guard_alternative(e.loc, &e);
         return nullptr;
     };
     if (e.kind == ast::ExprKind::BoolLit) {
@@ -515,7 +534,7 @@ void Sema::build_equations() {
                     error(s.decl->guard->loc, "non-affine guard: '" + text(s.decl->guard->loc) +
                                                   "'; a guard compares affine expressions of "
                                                   "the dims, e.g. t < T - 1");
-                    note_guard_alternative(s.decl->guard->loc);
+                    note_guard_alternative(s.decl->guard->loc, s.decl->guard.get());
                 }
                 s.ok = s.eq.guard != nullptr;
             }

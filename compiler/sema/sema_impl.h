@@ -166,8 +166,9 @@ public:
     void ensure_typed(int tensor);
     std::optional<ir::Affine> pattern_affine(const ast::Expr &e, int module);
     ir::GuardPtr lower_guard(const ast::Expr &e, Scope &scope);
-    /** The note after a non-affine guard error: choose with where() in the body instead. */
-    void note_guard_alternative(Loc loc);
+    /** The note after a non-affine guard error at loc (the guard e, when known): choose with
+     *  where() in the body instead; for a guard that reads values (done[t]) it says why. */
+    void note_guard_alternative(Loc loc, const ast::Expr *e = nullptr);
     /** After "cannot infer the type of x" when every pending equation of x reads x itself
      *  (self_reads: equation -> that read): a note at the read saying a recurrence needs a
      *  base case, with one built from the read's direction (`G[T-1] = …` for `G[t+1]`). */
