@@ -207,5 +207,73 @@ def check_chain():
     assert ok, ("DIFF", Q, L[T]["Q"])
     print("ok: chain: Q equal bits,", sum(x["d"] for x in steps), "episodes")
 
+def check_c51():
+    import torch
+    torch.set_default_dtype(torch.float64)
+    L = [json.loads(l) for l in open(sys.argv[1])]
+    N, A, vmin, vmax, g = 6, 11, -2.0, 2.0, 0.9
+    tr, train = L[:N], L[N:]
+    dz = (vmax - vmin) / (A - 1); z = vmin + dz * np.arange(A)
+    o = torch.tensor([x["o"] for x in tr]); o2 = torch.tensor([x["o2"] for x in tr])
+    a = torch.tensor([x["a"] for x in tr]); r = np.array([x["r"] for x in tr]); d = np.array([x["d"] for x in tr], float)
+    W = torch.tensor(train[0]["W"], requires_grad=True)
+    for it in range(2):
+        assert np.abs(W.detach().numpy() - np.array(train[it]["W"])).max() < 1e-6
+        with torch.no_grad():
+            p2 = torch.softmax((o2 @ W.reshape(3, 2 * A)).reshape(N, 2, A), -1).numpy()
+        m = np.zeros((N, A))
+        for n in range(N):   # the textbook loop (Dopamine / CleanRL C51)
+            best = np.argmax((p2[n] * z).sum(-1)); pn = p2[n, best]
+            tz = np.clip(r[n] + g * (1 - d[n]) * z, vmin, vmax); b = (tz - vmin) / dz
+            l, u = np.floor(b).astype(int), np.ceil(b).astype(int)
+            for j in range(A):
+                if l[j] == u[j]: m[n, l[j]] += pn[j]
+                else: m[n, l[j]] += pn[j] * (u[j] - b[j]); m[n, u[j]] += pn[j] * (b[j] - l[j])
+        logp = torch.log_softmax((o @ W.reshape(3, 2 * A)).reshape(N, 2, A), -1)[torch.arange(N), a]
+        loss = -(torch.tensor(m) * logp).sum(-1).mean()
+        gW, = torch.autograd.grad(loss, W)
+        e = [abs(loss.item() - train[it]["loss"]), np.abs(m[0] - train[it]["m0"]).max(), np.abs(m.sum(-1) - train[it]["msum"]).max()]
+        print(it, loss.item(), train[it]["loss"], e)
+        assert max(e) < 1e-5
+        with torch.no_grad(): W = (W - 0.5 * gW).requires_grad_(True)
+    print("ok: c51")
+
+def check_nstep():
+    L = [json.loads(l) for l in open(path)]
+    r = np.array([x["r"] for x in L], np.float64); d = [x["d"] for x in L]; T, K, g = 10, 3, 0.9
+    worst, dones = 0.0, sum(d)
+    for t in range(T):
+        win = sum(g ** j * r[t + j] for j in range(min(K, T - t)))
+        acc = r[t]; alive = 1 - d[t]
+        for j in range(1, K):
+            if t + j < T:
+                acc += g ** j * alive * r[t + j]; alive *= 1 - d[t + j]
+        worst = max(worst, abs(win - L[t]["win"]), abs(acc - L[t]["acc"]))
+    assert worst < 1e-6 and dones > 0, (worst, dones)
+    print("ok: nstep: both n-step forms within 1e-6,", dones, "dones")
+
+
+def check_odd():
+    L = [json.loads(l) for l in open(path)]
+    B, T = 3, 4
+    rows, ks = L[:B * T], L[B * T:]
+    for b in range(B):
+        for t in range(T):
+            o = rows[b * T + t]; x = lambda u: 10.0 * b + u
+            assert o["y"] == 2 * x(t) and o["tri"] == (1.0 if b <= t else 0.0), o
+            assert o["s"] == sum(x(u) for u in range(t + 1)) == o["pre"] and o["c"] == t + 1, o
+            assert o["f"] == [x(t) + 0.5 * k + 1 for k in range(2 * T)], o
+    assert [k["d"] for k in ks] == [0.5 * k for k in range(2 * T) if k % 3 == 0], ks
+    print("ok: odd shapes")
+
+
+def check_evalroll():
+    L = [json.loads(l) for l in open(path)]
+    ends = {}
+    for e in L:
+        assert e["term"] and e["boot"] == 0.0 and e["ret"] == e["end"] - ends.get(e["env"], -1), e
+        ends[e["env"]] = e["end"]
+    print("ok: evalroll:", len(L), "episodes, returns = lengths")
+
 
 globals()["check_" + what]()
