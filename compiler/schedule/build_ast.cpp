@@ -15,6 +15,7 @@
 #include <isl/ast.h>
 #include <isl/ast_build.h>
 
+#include "driver/time_passes.h"
 #include "schedule/runtime_loop_nest.h"
 #include "schedule/schedule_impl.h"
 
@@ -216,6 +217,12 @@ void build_loop_nest(Schedule &s) {
     Converter conv(s);
     s.root = conv.node(im.ast.get());
     s.num_iterators = conv.num_iterators();
+    std::string wrong;
+    {
+        PassTimer timer("order of the loop nest (ast_order.cpp)");
+        wrong = check_loop_nest_order(s);
+    }
+    if (!wrong.empty()) throw AstOrderError(wrong);
 }
 
 LoopNodePtr loop_nest_from_ast(const Schedule &s, isl_ast_node *ast,

@@ -1,6 +1,7 @@
 // schedule — schedule_program: statements → flow dependences → isl schedule →
 // loop nest (issue 3 §1–2).  The stages live in statements.cpp, dependences.cpp,
-// schedule_pdg.cpp and build_ast.cpp; printers in schedule_printer.cpp.
+// schedule_pdg.cpp and build_ast.cpp (the loop nest's order checked by ast_order.cpp);
+// printers in schedule_printer.cpp.
 // Source: the isl manual (Scheduling, AST Generation), research/isl_notes.md,
 // research/tempo.md §5.  Any isl failure becomes a diagnostic, never a crash.
 #include "schedule/schedule.h"
@@ -24,8 +25,7 @@ Schedule schedule_program(const ir::Program &prog, const Pdg &pdg,
     try {
         build_statements(prog, pdg, s);
         build_dependences(pdg, s);
-        if (!build_schedule(prog, pdg, opts, diag, s)) return s;
-        build_loop_nest(s);
+        build_schedule(prog, pdg, opts, diag, s);  // the loop nest too (checked)
     } catch (const isl::exception &e) {
         diag.error(std::string("scheduling failed: isl: ") + (e.what() ? e.what() : "error"));
     } catch (const std::runtime_error &e) {

@@ -20,6 +20,7 @@
 #include <isl/cpp.h>
 
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -88,11 +89,36 @@ isl_schedule *sequence_children(isl_schedule_node *node, isl_union_set *domain,
 /** dependences.cpp: deps and flow from the PDG edges composed with the writers. */
 void build_dependences(const Pdg &pdg, Schedule &s);
 /** schedule_pdg.cpp: impl().schedule and schedule_map, computed by isl or loaded from
- *  opts.load_schedule; false (after a diagnostic) when there is none. */
+ *  opts.load_schedule, and the loop nest (build_loop_nest; a computed schedule whose loop
+ *  nest breaks a dependence gives way to the next scheduler attempt, a loaded one is an
+ *  internal error); false (after a diagnostic) when there is none. */
 bool build_schedule(const ir::Program &prog, const Pdg &pdg, const ScheduleOptions &opts,
                     Diagnostics &diag, Schedule &s);
-/** build_ast.cpp: impl().ast and Schedule::root / num_iterators. */
+/** build_ast.cpp: impl().ast and Schedule::root / num_iterators, checked by
+ *  check_loop_nest_order: throws AstOrderError (after setting them) when the loop nest does
+ *  not run the schedule's instances in an order that respects the flow dependences. */
 void build_loop_nest(Schedule &s);
+
+/** The loop nest isl built runs some instance in an order the dependences forbid; what()
+ *  names the two instances (check_loop_nest_order). */
+struct AstOrderError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+/** ast_order.cpp: the iteration schedule of loop nest "root" over the statements of "s":
+ *  { S[instance] -> [t0, ..., tn] }, all ranges in one space padded with 0, whose
+ *  lexicographic order is the order in which walking "root" runs the instances (each node
+ *  on the path from the root adds one dim: Block the child's position, If 0 / 1, For its
+ *  iterator).  AstExpr::Bound k reads isl parameter params[k].  Null with the reason in
+ *  "why" when the nest uses a construct the relation cannot express (a loop whose step is
+ *  not a positive constant or whose condition is not an upper bound of its iterator). */
+isl::union_map loop_nest_schedule(const Schedule &s, const LoopNode &root, isl::ctx ctx,
+                                  const std::vector<std::string> &params, std::string *why);
+/** ast_order.cpp: "" when s.root runs every instance of impl().domain exactly once and
+ *  every flow dependence (impl().flow) producer strictly first; else what is wrong, e.g.
+ *  "isl's AST runs mask_0[0, 0] before fin_1[0, 0] which it reads (the schedule map orders
+ *  fin_1[0, 0] at [...] before mask_0[0, 0] at [...])". */
+std::string check_loop_nest_order(const Schedule &s);
 
 /** isl text with the pieces of each top-level union (`{ a; b }`) sorted: stable output. */
 std::string sorted_union_text(const std::string &isl_text);

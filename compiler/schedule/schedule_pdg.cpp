@@ -161,6 +161,62 @@ isl::schedule attempt(const isl::schedule_constraints &sc, const std::string &la
     return raw ? isl::manage(raw) : isl::schedule();
 }
 
+/* The subtree at "node" as a schedule over "domain" (taken), with every set node
+ * turned into a sequence node in the same child order: isl's AST generator may run
+ * the children of a set node in any order, while schedule_map (what the memory plan
+ * reads) orders them as listed; a sequence makes both agree. */
+isl_schedule *rebuild(isl_schedule_node *node, isl_union_set *domain) {
+    enum isl_schedule_node_type type = isl_schedule_node_get_type(node);
+    auto child = [&](int i, isl_union_set *dom) {
+        isl_schedule_node *c = isl_schedule_node_get_child(node, i);
+        isl_schedule *r = rebuild(c, dom);
+        isl_schedule_node_free(c);
+        return r;
+    };
+    switch (type) {
+    case isl_schedule_node_leaf:
+        return isl_schedule_from_domain(domain);
+    case isl_schedule_node_filter:
+        return child(0, isl_union_set_intersect(domain, isl_schedule_node_filter_get_filter(node)));
+    case isl_schedule_node_band:
+        return insert_band_like(child(0, domain), isl_schedule_node_band_get_partial_schedule(node),
+                                node);
+    case isl_schedule_node_sequence:
+    case isl_schedule_node_set:
+        return sequence_children(node, domain, child);
+    case isl_schedule_node_domain:
+    default:
+        if (isl_schedule_node_has_children(node) == isl_bool_true) return child(0, domain);
+        return isl_schedule_from_domain(domain);
+    }
+}
+
+isl::schedule sequence_sets(const isl::schedule &s) {
+    isl_schedule_node *root = isl_schedule_get_root(s.get());
+    isl_schedule *r = rebuild(root, isl_schedule_get_domain(s.get()));
+    isl_schedule_node_free(root);
+    return isl::manage(r);
+}
+
+/* "sched" (taken; deallocation statements dropped, set nodes made sequences) as
+ * impl().schedule, its schedule_map, and the loop nest (build_loop_nest: throws AstOrderError
+ * when isl's AST of it breaks a flow dependence). */
+void finish(Schedule &s, isl::schedule sched) {
+    ScheduleImpl &im = s.impl();
+    im.schedule = sequence_sets(
+        isl::manage(isl_schedule_intersect_domain(sched.release(), im.domain.copy())));
+    im.schedule_map = im.schedule.get_map().intersect_domain(im.domain).coalesce();
+    // Self-check: every flow pair is ordered in time (a loaded schedule was checked
+    // with a diagnostic; isl's own result must satisfy this by construction).
+    isl::union_map tt = im.flow.apply_domain(im.schedule_map).apply_range(im.schedule_map);
+    tt.foreach_map([&](isl::map m) {
+        isl::map lt = isl::manage(isl_map_lex_lt(isl_space_domain(m.space().release())));
+        TRLC_ASSERT(m.is_subset(lt)) << "schedule violates a flow dependence: " << isl_text(m);
+    });
+    PassTimer timer("loop nest (isl AST, order checked)");
+    build_loop_nest(s);
+}
+
 bool compute(const Pdg &pdg, Schedule &s, Diagnostics &diag) {
     ScheduleImpl &im = s.impl();
     isl::ctx ctx = pdg.impl().isl.ctx();
@@ -203,33 +259,53 @@ bool compute(const Pdg &pdg, Schedule &s, Diagnostics &diag) {
                                        .set_proximity(proximity);
     // Bounded coefficients, then unbounded when no bounded schedule exists; an attempt
     // with an ILP over its budget gives way to Feautrier's algorithm (any valid schedule,
-    // fast; it may keep more live), then to the outer-coincidence options.  Feautrier
-    // first: on REINFORCE with I = 3 the outer-coincidence schedule (strided, skewed
+    // fast; it may keep more live), then to the outer-coincidence options.  Each schedule
+    // found is accepted only when the loop nest isl's AST generator makes of it runs the
+    // flow dependences in order (finish, ast_order.cpp); otherwise the next attempt of the
+    // same chain (Feautrier, then outer coincidence) is tried.  Feautrier before outer
+    // coincidence: on REINFORCE with I = 3 the outer-coincidence schedule (strided, skewed
     // loops) is valid, but isl's AST generator emits mask_0(i, t) before fin_1(i, 0)
-    // although the schedule map orders them the other way, so --interpret=scheduled
-    // reads fin[., i, 0] before it is written (an internal error; reproducer in the
-    // session notes, s6-isl-ast-order); the Feautrier schedule's loop nest runs and
-    // matches the pointwise interpreter.
+    // although the schedule map orders them the other way (session notes s6-isl-ast-order,
+    // s7-isl-bug-report.md); the Feautrier schedule's loop nest is in order.
+    std::string ast_wrong;  // the first schedule whose loop nest breaks a dependence
+    auto accept = [&](const isl::schedule &sched) {
+        if (sched.is_null()) return false;
+        try {
+            finish(s, sched);
+            return true;
+        } catch (const AstOrderError &e) {
+            if (ast_wrong.empty()) ast_wrong = e.what();
+            return false;
+        }
+    };
     bool over = false;
     set_options(ctx, true);
     isl::schedule sched = attempt(sc, "isl scheduler (coefficients in [-1, 1])", &over);
-    if (sched.is_null() && !over) {
+    bool done = accept(sched);
+    if (!done && sched.is_null() && !over) {
         set_options(ctx, false);
         sched = attempt(sc, "isl scheduler (unbounded coefficients)", &over);
+        done = accept(sched);
     }
     bool gave_up = over;
-    if (sched.is_null() && over) {
+    if (!done && (over || !ast_wrong.empty())) {
+        std::string why = over ? "an ILP ran over its budget" : "isl's AST breaks a dependence";
         set_options(ctx, false, false, true);
-        sched = attempt(sc, "isl scheduler (Feautrier: an ILP ran over its budget)", &over);
+        sched = attempt(sc, "isl scheduler (Feautrier: " + why + ")", &over);
         gave_up = over;
-        if (sched.is_null()) {
+        done = accept(sched);
+        if (!done) {
             set_options(ctx, true, true);
-            sched = attempt(sc, "isl scheduler (outer coincidence: Feautrier found none)", &over);
+            sched = attempt(sc, "isl scheduler (outer coincidence: Feautrier's failed)", &over);
             gave_up = gave_up || over;
+            done = accept(sched);
         }
     }
     set_options(ctx, true);
-    if (sched.is_null()) {
+    if (!done && !ast_wrong.empty())
+        internal_error(ast_wrong + "; no other schedule tried has a loop nest in order",
+                       __FILE__, __LINE__);
+    if (!done) {
         if (gave_up)
             diag.error("no schedule found: isl's scheduler ran over its budget of " +
                        std::to_string(kIlpOperations) +
@@ -239,7 +315,6 @@ bool compute(const Pdg &pdg, Schedule &s, Diagnostics &diag) {
                        "dependences (a dependence cycle within one statement instance?)");
         return false;
     }
-    im.schedule = isl::manage(isl_schedule_intersect_domain(sched.release(), im.domain.copy()));
     return true;
 }
 
@@ -303,59 +378,17 @@ bool load(const ScheduleOptions &opts, const Pdg &pdg, Schedule &s, Diagnostics 
     return check_loaded(pdg, s, diag);
 }
 
-/* The subtree at "node" as a schedule over "domain" (taken), with every set node
- * turned into a sequence node in the same child order: isl's AST generator may run
- * the children of a set node in any order, while schedule_map (what the memory plan
- * reads) orders them as listed; a sequence makes both agree. */
-isl_schedule *rebuild(isl_schedule_node *node, isl_union_set *domain) {
-    enum isl_schedule_node_type type = isl_schedule_node_get_type(node);
-    auto child = [&](int i, isl_union_set *dom) {
-        isl_schedule_node *c = isl_schedule_node_get_child(node, i);
-        isl_schedule *r = rebuild(c, dom);
-        isl_schedule_node_free(c);
-        return r;
-    };
-    switch (type) {
-    case isl_schedule_node_leaf:
-        return isl_schedule_from_domain(domain);
-    case isl_schedule_node_filter:
-        return child(0, isl_union_set_intersect(domain, isl_schedule_node_filter_get_filter(node)));
-    case isl_schedule_node_band:
-        return insert_band_like(child(0, domain), isl_schedule_node_band_get_partial_schedule(node),
-                                node);
-    case isl_schedule_node_sequence:
-    case isl_schedule_node_set:
-        return sequence_children(node, domain, child);
-    case isl_schedule_node_domain:
-    default:
-        if (isl_schedule_node_has_children(node) == isl_bool_true) return child(0, domain);
-        return isl_schedule_from_domain(domain);
-    }
-}
-
-isl::schedule sequence_sets(const isl::schedule &s) {
-    isl_schedule_node *root = isl_schedule_get_root(s.get());
-    isl_schedule *r = rebuild(root, isl_schedule_get_domain(s.get()));
-    isl_schedule_node_free(root);
-    return isl::manage(r);
-}
-
 }  // namespace
 
 bool build_schedule(const ir::Program &prog, const Pdg &pdg, const ScheduleOptions &opts,
                     Diagnostics &diag, Schedule &s) {
-    ScheduleImpl &im = s.impl();
-    bool ok = opts.load_schedule.empty() ? compute(pdg, s, diag) : load(opts, pdg, s, diag);
-    if (!ok) return false;
-    im.schedule = sequence_sets(im.schedule);
-    im.schedule_map = im.schedule.get_map().intersect_domain(im.domain).coalesce();
-    // Self-check: every flow pair is ordered in time (a loaded schedule was checked
-    // above with a diagnostic; isl's own result must satisfy this by construction).
-    isl::union_map tt = im.flow.apply_domain(im.schedule_map).apply_range(im.schedule_map);
-    tt.foreach_map([&](isl::map m) {
-        isl::map lt = isl::manage(isl_map_lex_lt(isl_space_domain(m.space().release())));
-        TRLC_ASSERT(m.is_subset(lt)) << "schedule violates a flow dependence: " << isl_text(m);
-    });
+    if (opts.load_schedule.empty()) return compute(pdg, s, diag);
+    if (!load(opts, pdg, s, diag)) return false;
+    try {
+        finish(s, s.impl().schedule);
+    } catch (const AstOrderError &e) {
+        internal_error(e.what(), __FILE__, __LINE__);
+    }
     return true;
 }
 
