@@ -658,12 +658,13 @@ std::optional<ir::Type> Sema::tensor_type_for_read(int t, Loc use) {
     if (info.state == TensorInfo::Untyped) {
         try {
             ensure_typed(t);
-        } catch (const Deferred &) {
+        } catch (Deferred &d) {
             // t's remaining equations wait for a tensor that is being typed, typically the
             // hidden tensor of a tuple equation `(p, s)[i+1] = f(p[i], s[i])` whose body reads
             // t: the equations of t typed so far (`s[0] = …`) give the type to use here;
             // check_read_consistency() compares it with t's final type.
             if (info.state == TensorInfo::Untyped && info.partial) return info.partial;
+            d.read = use;  // for the catcher: the read in its own equation that led here
             throw;
         }
     }
@@ -809,7 +810,12 @@ void Sema::ensure_typed(int t) {
                         blocked_via = d.via;
                     } else {
                         if (self_via.empty()) self_via = d.via;
-                        if (d.via.empty() && d.read.valid()) self_reads.emplace(k, d.read);
+                        // Direct, or through an element of this tuple equation's hidden
+                        // tensor (`(a, b)[t+1] = (a[t] * 2, …)` reads t through a).
+                        bool elem = d.via.size() == 1 && !tinfo_[d.via[0]].eqs.empty();
+                        for (const EqSrc &e : elem ? tinfo_[d.via[0]].eqs : info.eqs)
+                            elem = elem && e.hidden == t;
+                        if ((d.via.empty() || elem) && d.read.valid()) self_reads.emplace(k, d.read);
                     }
                 }
             }
