@@ -90,10 +90,12 @@ int main(int argc, char **argv) {
         ->check(CLI::Range(0, 3));
     app.add_option("--runtime-bound", opts.runtime_bound,
                    "with --emit=cuda or -o: which bounds the program's --bound NAME=V may change. "
-                   "Default: checked automatically for programs of at most 60 statements; NAMES "
-                   "(comma-separated): check exactly these whatever the size (an error when one "
-                   "sizes a buffer, is in a kernel, a guard or an index, or changes the schedule; "
-                   "costs about one more memory plan each); none: every bound fixed");
+                   "Default: every bound of a dim is checked, whatever the program's size (about "
+                   "one more memory plan each); NAMES (comma-separated): check only these, an error "
+                   "when one sizes a buffer, has its value compiled into a kernel (a shape, a "
+                   "slice, float arithmetic on literals only such as 1.0 / I; i / I reads it at run "
+                   "time), is in a guard or an index, or changes the schedule; none: every bound "
+                   "fixed");
     app.add_flag("--keep-source", opts.keep_source, "with -o OUT: keep the generated OUT.cu");
     app.add_flag("--standalone", opts.standalone,
                  "with --emit=cuda or -o: inline the runtime (headers and sources) and extern "

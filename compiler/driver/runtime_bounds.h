@@ -1,7 +1,8 @@
 #pragma once
 // runtime_bounds — which bounds of a program its generated executable may change at run time
 // (`--bound NAME=V`, issue 4 §3): those that size no buffer and that code generation does not
-// compile in anywhere except the loop nest, whose loops then read the run-time value.
+// compile in anywhere except the loop nest, whose loops then read the run-time value, and the
+// kernels that read the bound as a value (TRLG_BOUND(k), codegen/expr_emitter.h).
 #include "codegen/emit_program.h"
 #include "driver/pipeline.h"
 #include "frontend/source.h"
@@ -10,10 +11,6 @@
 #include "schedule/schedule.h"
 
 namespace trlc {
-
-/** Programs with more scheduled statements than this get no automatic check (each bound
- *  checked costs about one more memory plan); `--runtime-bound=NAME` asks for it anyway. */
-constexpr size_t kAutoMaxStatements = 60;
 
 /** Fill codegen.bounds (one entry per prog.bounds) and codegen.loop_nest for the program that
  *  "opts" compiles ("prog", "pdg", "sched", "plan" are its stages at the compiled values;
