@@ -14,6 +14,7 @@ std::optional<ir::Program> Sema::run(const ast::Module &main) {
     if (diag_.has_errors()) return std::nullopt;
     collect_names();
     eval_dims();
+    check_dim_sizes();
     for (size_t c = 0; c < consts_.size(); ++c)
         const_value(static_cast<int>(c), consts_[c].decl->name_loc.valid()
                                              ? consts_[c].decl->name_loc : consts_[c].decl->loc);
@@ -26,6 +27,16 @@ std::optional<ir::Program> Sema::run(const ast::Module &main) {
     lower_outputs();
     if (diag_.has_errors()) return std::nullopt;
     return std::move(prog_);
+}
+
+void Sema::check_dim_sizes() {
+    // A dim's coordinate is an i32 value (`f32(t)`, `rng(b, t)`, indices), so its range must fit.
+    constexpr int64_t kMax = 2147483647;
+    for (const ir::Dim &d : prog_.dims)
+        if (d.bound > kMax)
+            error(d.loc, "dim " + d.name + " has " + std::to_string(d.bound) +
+                             " points, more than an i32 coordinate holds: a bound may be at most " +
+                             std::to_string(kMax));
 }
 
 }  // namespace sema

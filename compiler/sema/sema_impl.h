@@ -169,6 +169,8 @@ public:
     /** The note after a non-affine guard error at loc (the guard e, when known): choose with
      *  where() in the body instead; for a guard that reads values (done[t]) it says why. */
     void note_guard_alternative(Loc loc, const ast::Expr *e = nullptr);
+    /** Every dim's bound fits its i32 coordinates (sema.cpp); an error at the dim otherwise. */
+    void check_dim_sizes();
     /** After "cannot infer the type of x" when every pending equation of x reads x itself
      *  (self_reads: equation -> that read): a note at the read saying a recurrence needs a
      *  base case, with one built from the read's direction (`G[T-1] = …` for `G[t+1]`). */
