@@ -276,4 +276,28 @@ def check_evalroll():
     print("ok: evalroll:", len(L), "episodes, returns = lengths")
 
 
+def check_mpc():
+    import gymnasium as gym
+    L = [json.loads(l) for l in open(sys.argv[1])]
+    env = gym.make("Pendulum-v1").unwrapped; env.reset(seed=0)
+    def step(s, u):
+        env.state = np.array(s, np.float64)
+        _, r, _, _, _ = env.step(np.array([u], np.float32))
+        return env.state.copy(), np.float32(r)
+    for t, row in enumerate(L):
+        U = np.array(row["u0"], np.float32)
+        G = []
+        for k in range(U.shape[0]):
+            s, acc = row["s"], np.float32(0)
+            for h in range(U.shape[1]):
+                s, r = step(s, U[k, h]); acc = np.float32(acc + r)
+            G.append(acc)
+        G = np.array(G, np.float32)
+        assert np.array_equal(G, np.array(row["G"], np.float32)), (t, G, row["G"])
+        b = int(np.argmax(G)); assert np.float32(row["a"]) == U[b, 0]
+        s2, r = step(row["s"], U[b, 0])
+        assert r == np.float32(row["r"])
+        if t + 1 < len(L): assert np.array_equal(s2, np.array(L[t + 1]["s"])), (s2, L[t+1]["s"])
+    print("ok: mpc: model returns, choices and env states equal gymnasium's bit for bit")
+
 globals()["check_" + what]()
