@@ -9,13 +9,15 @@
 //     p_0[u] : u >= K - 1   reads ob[u - (K - 1)]  time u - (K - 1)
 // The split is made only for isl's scheduler: every statement with a clamped read that
 // changes branch on its instances becomes one statement per piece (named <stmt>_c<k>) in
-// the schedule constraints, which are renamed accordingly; the schedule found is pulled back
-// (isl_schedule_pullback_union_pw_multi_aff) onto the original statements, each of which then
-// has a piecewise schedule.  Statements, reads, dependences and the memory plan are those of
+// the schedule constraints, which are renamed accordingly; the schedule tree found is copied
+// back onto the original statements (bands and filters composed with the renaming: copy_tree,
+// since isl_schedule_pullback_union_pw_multi_aff refuses two pieces of one statement), each
+// of which then has a piecewise schedule.  Statements, reads, dependences and the memory plan are those of
 // the program as written, and programs that schedule without a split never come here, so
 // their schedules are unchanged.
 //
-// Rule (deterministic): statements in order; a statement's clamped reads in body order; each
+// Rule (deterministic): statements in order; a statement's clamped reads in body order, except
+// reads of tensors computed from constants and loads only (they can always run first); each
 // read's pieces from pdg clamp_pieces (every min/max of its indices, nested ones too),
 // mapped onto the statement's instances; the statement's partition is refined by each read in
 // turn while it stays within kClampSplitMaxPieces pieces.  A read whose pieces overlap on the
@@ -80,9 +82,28 @@ bool is_partition(const std::vector<isl::set> &sets, const isl::set &whole) {
     return all.is_equal(whole);
 }
 
+/* Per PDG node: whether it is computed from constants and loads only (its reads, transitively,
+ * end at loads).  Such a tensor can always run first, so a clamped read of it never needs a
+ * piecewise time and is not split at. */
+std::vector<bool> free_nodes(const PdgImpl &g) {
+    std::vector<bool> free(g.nodes.size(), false);
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (size_t n = 0; n < g.nodes.size(); ++n) {
+            if (free[n]) continue;
+            bool all = true;
+            for (const PdgEquation &eq : g.nodes[n].equations)
+                for (int e : eq.edges) all = all && free[g.edges.at(e).producer];
+            if (all) free[n] = changed = true;
+        }
+    }
+    return free;
+}
+
 /* Every statement's clamped reads and its partition, by the rule in the header comment. */
 std::vector<StatementSplit> plan_splits(const PdgImpl &g, const Schedule &s) {
     const ScheduleImpl &im = s.impl();
+    std::vector<bool> free = free_nodes(g);
     std::vector<StatementSplit> out;
     for (size_t i = 0; i < s.statements.size(); ++i) {
         const Statement &st = s.statements[i];
@@ -97,6 +118,7 @@ std::vector<StatementSplit> plan_splits(const PdgImpl &g, const Schedule &s) {
         isl::map to_inst = im.stmt_points[i].reverse();
         sp.parts = {dom};
         for (int e : node.equations[q].edges) {
+            if (free[g.edges.at(e).producer]) continue;
             ClampedRead r;
             r.edge = e;
             r.points = clamp_pieces(g, g.edges.at(e));
@@ -128,11 +150,16 @@ std::vector<StatementSplit> plan_splits(const PdgImpl &g, const Schedule &s) {
     return out;
 }
 
-/* Text of the pieces of a clamped read: "u in [0, 1]; u in [2, 7]". */
+/* Text of the pieces of a clamped read: "u in [0, 1] and u in [2, 7]", ordered by first
+ * point. */
 std::string describe_pieces(const PdgImpl &g, const ClampedRead &r, const PdgNode &n) {
+    std::vector<std::pair<std::vector<int64_t>, std::string>> parts;
+    for (const isl::set &p : r.points)
+        parts.push_back({first_point(concrete(g, p)), describe_points(g, p, n.dim_names)});
+    std::sort(parts.begin(), parts.end());
     std::string out;
-    for (size_t k = 0; k < r.points.size(); ++k)
-        out += (k ? "; " : "") + describe_points(g, r.points[k], n.dim_names);
+    for (size_t k = 0; k < parts.size(); ++k)
+        out += (k == 0 ? "" : k + 1 == parts.size() ? " and " : ", ") + parts[k].second;
     return out;
 }
 
@@ -163,38 +190,41 @@ void report(const PdgImpl &g, const Schedule &s, const std::vector<StatementSpli
                        "acyclic; the order needs a non-affine schedule)");
         return;
     }
+    // The reads left whole (past the cap, along a batch dim) first: the likelier cause.
+    std::stable_partition(clamped.begin(), clamped.end(),
+                          [](const auto &c) { return !c.second->split; });
     size_t nsplit = 0;
     for (const StatementSplit &sp : splits) nsplit += sp.parts.size() > 1 ? 1 : 0;
     const ClampedRead &first = *clamped.front().second;
     const PdgEdge &fe = g.edges.at(first.edge);
     std::string what = nsplit ? "even with " + std::to_string(nsplit) + " statement" +
                                     (nsplit == 1 ? "" : "s") +
-                                    " split where their clamped reads change branch"
+                                    " split where its clamped reads change branch"
                               : "and no statement could be split at its clamped reads";
-    diag.error(fe.loc, "no schedule found: isl found no affine schedule that orders the "
-                       "statements under their dependences, " +
-                           what + " (the checks proved the dependences acyclic); clamped read " +
-                           fe.text + " is one of them");
+    diag.error(fe.loc, "no schedule found: isl found no affine schedule of the statements under "
+                       "their dependences, " + what + "; the dependences are acyclic (checked), "
+                       "so a clamped read such as " + fe.text + " may need a piecewise schedule");
     if (over_budget)
         diag.note(fe.loc, "isl's scheduler ran over its budget of pivots per ILP on the split "
                           "statements");
-    size_t shown = 0;
-    for (const auto &c : clamped) {
-        const PdgNode &n = g.nodes.at(c.first->node);
-        const PdgEdge &e = g.edges.at(c.second->edge);
-        std::string msg = "clamped read " + e.text + " of " + n.name + ": one branch each on " +
-                          describe_pieces(g, *c.second, n);
-        msg += c.second->split ? " (split there)"
-                               : " (not split: " + c.second->why_not + ")";
-        if (shown++ < 6) diag.note(e.loc, msg);
-    }
-    if (clamped.size() > 6)
-        diag.note(fe.loc, std::to_string(clamped.size() - 6) + " more clamped reads not shown");
     const PdgNode &fn = g.nodes.at(clamped.front().first->node);
-    diag.note(fe.loc, "workaround: give " + fn.name + " one equation per branch of the clamp, "
-                      "with a guard (`when`) for each of " + describe_pieces(g, first, fn) +
-                      ", each reading through an affine index (the value at each point must "
-                      "stay what the clamp reads)");
+    diag.note(fe.loc, "workaround: " + fe.text + " changes branch between " +
+                          describe_pieces(g, first, fn) +
+                          (first.split ? "" : " (not split: " + first.why_not + ")") + "; give " +
+                          fn.name + " one equation per branch, each with a `when` guard and an "
+                          "affine index in place of the clamp, reading the same points");
+    const size_t kShown = 6;
+    for (size_t k = 1; k < clamped.size() && k < kShown; ++k) {
+        const PdgNode &n = g.nodes.at(clamped[k].first->node);
+        const ClampedRead &r = *clamped[k].second;
+        const PdgEdge &e = g.edges.at(r.edge);
+        diag.note(e.loc, "clamped read " + e.text + " of " + n.name + " changes branch between " +
+                             describe_pieces(g, r, n) +
+                             (r.split ? " (split there)" : " (not split: " + r.why_not + ")"));
+    }
+    if (clamped.size() > kShown)
+        diag.note(fe.loc, std::to_string(clamped.size() - kShown) + " more clamped read" +
+                              (clamped.size() - kShown == 1 ? "" : "s") + " not shown");
 }
 
 /* A band's partial schedule "mupa" (taken) of the pieces pulled back onto the original
@@ -205,8 +235,9 @@ isl_multi_union_pw_aff *pull_back_band(isl_multi_union_pw_aff *mupa, isl_union_m
                                        isl_union_set *dom) {
     isl_union_map *m = isl_union_map_from_multi_union_pw_aff(mupa);
     m = isl_union_map_apply_range(isl_union_map_copy(rename), m);
-    m = isl_union_map_gist_domain(isl_union_map_coalesce(m), isl_union_set_copy(dom));
-    return isl_multi_union_pw_aff_from_union_map(m);
+    isl_multi_union_pw_aff *out = isl_multi_union_pw_aff_from_union_map(m);
+    out = isl_multi_union_pw_aff_coalesce(out);
+    return isl_multi_union_pw_aff_gist(out, isl_union_set_copy(dom));
 }
 
 /* A filter "f" (taken) of the pieces pulled back the same way. */
@@ -334,19 +365,30 @@ bool schedule_split_clamps(
                                           .set_validity(both(sc.validity()))
                                           .set_coincidence(both(sc.coincidence()))
                                           .set_proximity(both(sc.proximity()));
-    bool over = false;
+    // As compute() does: bounded, then unbounded coefficients; Feautrier's algorithm when an
+    // ILP ran over its budget or the loop nest of a schedule found was refused by "accept".
+    auto accepted = [&](const isl::schedule &sched) {
+        if (sched.is_null()) return false;
+        isl_schedule *back = pull_back(sched, domain.copy(), rename.get());
+        return back && accept(isl::manage(back));
+    };
+    bool over = false, done = false;
     set_options(ctx, true, false, false);
-    isl::schedule sched = attempt(split, "isl scheduler (index-set split, coefficients in [-1, 1])",
-                                  &over);
-    if (sched.is_null() && !over) {
+    isl::schedule sched =
+        attempt(split, "isl scheduler (index-set split, coefficients in [-1, 1])", &over);
+    done = accepted(sched);
+    if (!done && sched.is_null() && !over) {
         set_options(ctx, false, false, false);
         sched = attempt(split, "isl scheduler (index-set split, unbounded coefficients)", &over);
+        done = accepted(sched);
+    }
+    if (!done && (over || !sched.is_null())) {
+        set_options(ctx, false, false, true);
+        sched = attempt(split, "isl scheduler (index-set split, Feautrier)", &over);
+        done = accepted(sched);
     }
     set_options(ctx, true, false, false);
-    if (!sched.is_null()) {
-        isl_schedule *back = pull_back(sched, domain.copy(), rename.get());
-        if (back && accept(isl::manage(back))) return true;
-    }
+    if (done) return true;
     report(g, s, splits, over, diag);
     return false;
 }

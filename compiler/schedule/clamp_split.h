@@ -14,9 +14,10 @@ namespace trlc {
  *  coefficients, and no ILP ran over its budget.  Split each statement whose reads are clamped
  *  (`p[u] = ob[max(u - 2, 0)]`) into pieces on which every clamp takes one branch (pdg
  *  clamp_pieces; at most kClampSplitMaxPieces pieces per statement, reads in body order: the
- *  reads past the cap stay whole), schedule the pieces with "set_options" (bounded, then
- *  unbounded coefficients) and "attempt", and pull the schedule back onto the original
- *  statements: each split statement keeps its name and gets a piecewise schedule.  The
+ *  reads past the cap stay whole), schedule the pieces with "set_options" and "attempt"
+ *  (bounded, then unbounded coefficients; Feautrier's algorithm when an ILP ran over its budget
+ *  or "accept" refused the result), and copy the schedule back onto the original statements:
+ *  each split statement keeps its name and gets a piecewise schedule.  The
  *  statements, reads and memory plan are those of the unsplit program.
  *  Returns accept(schedule) when a schedule was found; otherwise reports the failure to "diag"
  *  (at the clamped reads, with the guard-splitting workaround; without a location when no read

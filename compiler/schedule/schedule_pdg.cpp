@@ -47,6 +47,7 @@
 
 #include "driver/time_passes.h"
 #include "pdg/pdg_impl.h"
+#include "schedule/clamp_split.h"
 #include "schedule/schedule_impl.h"
 
 namespace trlc {
@@ -302,6 +303,8 @@ bool compute(const Pdg &pdg, Schedule &s, Diagnostics &diag) {
         }
     }
     set_options(ctx, true);
+    if (!done && !gave_up && ast_wrong.empty())  // index-set splitting (schedule/clamp_split.h)
+        return schedule_split_clamps(pdg, s, sc, set_options, attempt, accept, diag);
     if (!done && !ast_wrong.empty())
         internal_error(ast_wrong + "; no other schedule tried has a loop nest in order",
                        __FILE__, __LINE__);
