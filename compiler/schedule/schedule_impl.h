@@ -95,8 +95,9 @@ void build_dependences(const Pdg &pdg, Schedule &s);
 bool build_schedule(const ir::Program &prog, const Pdg &pdg, const ScheduleOptions &opts,
                     Diagnostics &diag, Schedule &s);
 /** build_ast.cpp: impl().ast and Schedule::root / num_iterators, checked by
- *  check_loop_nest_order: throws AstOrderError (after setting them) when the loop nest does
- *  not run the schedule's instances in an order that respects the flow dependences. */
+ *  check_loop_nest_order; when isl's AST breaks a dependence, built again with every band
+ *  member "separate" and checked again; throws AstOrderError (naming the first AST's
+ *  violation) when that one breaks a dependence too. */
 void build_loop_nest(Schedule &s);
 
 /** The loop nest isl built runs some instance in an order the dependences forbid; what()
