@@ -13,7 +13,10 @@
 //      -D B=w, run under the *compiled* schedule (not a new one), must have the same memory
 //      plan (every buffer's kind, moduli, strides, bytes, offset; the peak) and the same
 //      kernels and host functions, byte for byte.  w = 2 (then m = 2) when v > 2; when that
-//      fails, or v <= 2, w = v + 1 and m = v.
+//      fails, or v <= 2, w = v + 1 and m = v;
+//   3. the statements (tensors and equations after the passes) at a large value,
+//      max(v + 1, the incrementalize pass's threshold in bytes): that pass's choice of a running
+//      sum depends on a size that grows with B, and flips at most once (statements_at_large).
 // The generated program accepts B = V for every V >= m (up to 2^31 - 1).  The loop nest is
 // exact for every such V; the memory plan and the kernels are compared at m (or v + 1) and
 // v only, and trusted in between and above (they come from isl relations affine in B).
@@ -227,6 +230,40 @@ private:
         return "";
     }
 
+    /** The tensors and their equation counts: what the passes made of the program. */
+    static std::string statement_list(const ir::Program &p) {
+        std::string out;
+        for (const auto &t : p.tensors)
+            out += t.name + "/" + std::to_string(t.equations.size()) + " ";
+        return out;
+    }
+
+    /** "" when the program's statements at a large value of bound k (the others as compiled)
+     *  are those compiled, else the reason.  The incrementalize pass turns a sum into a
+     *  running sum when the summed values take at least min_bytes (passes/incrementalize.h),
+     *  a size that grows with the bound: the choice flips at most once as k grows, and from
+     *  k = max(v + 1, min_bytes) on every such sum is over the threshold; with part 2's
+     *  comparison at m, the statements are the same for every value from m up. */
+    std::string statements_at_large(int k) {
+        int64_t big = std::max<int64_t>(values_[k] + 1, opts_.incrementalize_min_bytes);
+        big = std::min<int64_t>(big, INT32_MAX - 1);
+        DriverOptions o = opts_;
+        o.incrementalize_log = nullptr;
+        o.raw_defines.push_back(names_[k] + "=" + std::to_string(big));
+        SourceManager sm;
+        std::ostringstream sink;
+        Diagnostics diag(sm, sink);
+        ir::Program p;
+        Pdg g;
+        try {
+            if (!run_front_end(o, sm, diag, &p, &g)) return kNoCompile;
+        } catch (...) {
+            return kNoCompile;
+        }
+        if (statement_list(p) == statement_list(prog_)) return "";
+        return std::string(kStatements) + " (at " + names_[k] + " = " + std::to_string(big) + ")";
+    }
+
     /** Check bound k together with "accepted"; "" with its smallest value and the loop nest
      *  of accepted + k, or the reason it stays fixed. */
     std::string check(int k, const std::map<int, int64_t> &accepted, int64_t *min_value,
@@ -261,6 +298,7 @@ private:
             std::string kernels;
             std::string why_here = variant(values, n, cg.bounds, shift, domains, &kernels);
             if (why_here.empty() && kernels != base) why_here = compiled_in(base, kernels);
+            if (why_here.empty()) why_here = statements_at_large(k);
             if (why_here.empty()) {
                 *min_value = t.second;
                 *nest = n;
