@@ -15,8 +15,8 @@
 //      kernels and host functions, byte for byte.  w = 2 (then m = 2) when v > 2; when that
 //      fails, or v <= 2, w = v + 1 and m = v;
 //   3. the statements (tensors and equations after the passes) at a large value,
-//      max(v + 1, the incrementalize pass's threshold in bytes): that pass's choice of a running
-//      sum depends on a size that grows with B, and flips at most once (statements_at_large).
+//      max(v + 1, the incrementalize pass's threshold in bytes): that pass chooses running
+//      sums by sizes that grow with B (statements_at_large).
 // The generated program accepts B = V for every V >= m (up to 2^31 - 1).  The loop nest is
 // exact for every such V; the memory plan and the kernels are compared at m (or v + 1) and
 // v only, and trusted in between and above (they come from isl relations affine in B).
@@ -239,11 +239,10 @@ private:
     }
 
     /** "" when the program's statements at a large value of bound k (the others as compiled)
-     *  are those compiled, else the reason.  The incrementalize pass turns a sum into a
-     *  running sum when the summed values take at least min_bytes (passes/incrementalize.h),
-     *  a size that grows with the bound: the choice flips at most once as k grows, and from
-     *  k = max(v + 1, min_bytes) on every such sum is over the threshold; with part 2's
-     *  comparison at m, the statements are the same for every value from m up. */
+     *  are those compiled, else the reason.  The incrementalize pass chooses running sums by
+     *  sizes in bytes against min_bytes (passes/incrementalize.h), sizes that grow with the
+     *  bound; from k = max(v + 1, min_bytes) on every size that grows with k is over the
+     *  threshold.  Compared here and at m (part 2), trusted in between. */
     std::string statements_at_large(int k) {
         int64_t big = std::max<int64_t>(values_[k] + 1, opts_.incrementalize_min_bytes);
         big = std::min<int64_t>(big, INT32_MAX - 1);
