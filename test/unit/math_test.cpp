@@ -42,9 +42,10 @@ TEST(TanhF32, SpecialValues) {
     EXPECT_EQ(trl::tanh_f32(-20.0f), -1.0f);
 }
 
-// Around the two cut-offs of trl_math.h (2^-12 and 9.5): 4096 patterns on either side of each.
+// Around the cut-offs of trl_math.h (2^-12, 1/4 between expm1 and exp, 9.5): 4096 patterns on
+// either side of each.
 TEST(TanhF32, CutOffs) {
-    for (float c : {0x1p-12f, 9.5f, 9.0f}) {
+    for (float c : {0x1p-12f, 0.25f, 9.5f, 9.0f}) {
         uint32_t b = to_bits(c);
         for (uint32_t i = b - 4096; i <= b + 4096; ++i) {
             float x = from_bits(i);
