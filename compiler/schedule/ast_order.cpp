@@ -33,6 +33,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 
 #include "pdg/pdg_impl.h"
 #include "schedule/schedule_impl.h"
@@ -222,6 +223,12 @@ private:
         }
     }
 
+    /** A set space of "n" dims with the iterator space's parameters. */
+    isl_space *set_space(int n) const {
+        isl_space *sp = isl_space_set_from_params(isl_space_params(iter_space_.copy()));
+        return isl_space_add_dims(sp, isl_dim_set, static_cast<unsigned>(n));
+    }
+
     /** The multi_aff iterators → iterators that adds "delta" to iterator "v". */
     isl_multi_aff *shift_var(unsigned v, int64_t delta) const {
         isl_multi_aff *ma = isl_multi_aff_identity_on_domain_space(iter_space_.copy());
@@ -235,8 +242,8 @@ private:
         if (n.stmt < 0) return;
         const Statement &st = s_.statements.at(n.stmt);
         // iterators -> time
-        isl_space *tsp = isl_space_map_from_domain_and_range(
-            iter_space_.copy(), isl_space_set_alloc(ctx_, 0, depth_));
+        isl_space *tsp =
+            isl_space_map_from_domain_and_range(iter_space_.copy(), set_space(depth_));
         isl_multi_aff *time = isl_multi_aff_zero(tsp);
         for (size_t k = 0; k < path.size(); ++k) {
             isl_aff *a = path[k].first
@@ -248,8 +255,7 @@ private:
         }
         isl::map to_time = isl::manage(isl_map_from_multi_aff(time)).intersect_domain(where);
         // iterators -> instance
-        isl_space *isp = isl_space_map_from_domain_and_range(
-            iter_space_.copy(), isl_space_set_alloc(ctx_, 0, 0));
+        isl_space *isp = isl_space_map_from_domain_and_range(iter_space_.copy(), set_space(0));
         isl_map *inst = isl_map_universe(isp);
         for (const AstExprPtr &a : n.args)
             inst = isl_map_flat_range_product(inst, isl_map_from_pw_aff(value(*a)));
@@ -304,6 +310,34 @@ isl::union_map loop_nest_schedule(const Schedule &s, const LoopNode &root, isl::
         if (why) *why = "the loop nest has " + u.what;
         return isl::union_map();
     }
+}
+
+std::string check_loop_nest_order(const Schedule &s, const LoopNode &root,
+                                  const isl::union_set &domain, const isl::union_map &flow,
+                                  const std::map<std::string, std::pair<int, int64_t>> &params) {
+    std::vector<std::string> names;
+    for (const auto &p : params) {
+        if (p.second.first < 0) continue;
+        if (static_cast<size_t>(p.second.first) >= names.size())
+            names.resize(p.second.first + 1);
+        names[p.second.first] = p.first;
+    }
+    for (size_t k = 0; k < names.size(); ++k)
+        if (names[k].empty()) names[k] = "trlc_unused_bound_" + std::to_string(k);
+    std::string why;
+    isl::union_map ast = loop_nest_schedule(s, root, domain.ctx(), names, &why);
+    if (ast.is_null()) return "cannot check the order of isl's AST: " + why;
+    ast = ast.intersect_params(isl::manage(isl_union_set_params(domain.copy())));  // context
+    if (!ast.domain().is_equal(domain))
+        return "isl's AST does not run exactly the domain: " +
+               isl_text(ast.domain().subtract(domain).unite(domain.subtract(ast.domain())));
+    if (!ast.is_single_valued()) return "isl's AST runs a statement instance more than once";
+    bool ordered = true;
+    flow.apply_domain(ast).apply_range(ast).foreach_map([&](isl::map m) {
+        isl::map lt = isl::manage(isl_map_lex_lt(isl_space_domain(m.space().release())));
+        if (!m.is_subset(lt)) ordered = false;
+    });
+    return ordered ? "" : "isl's AST breaks a flow dependence at some value of the bounds";
 }
 
 std::string check_loop_nest_order(const Schedule &s) {

@@ -489,6 +489,10 @@ LoopNodePtr parametric_loop_nest(const ir::Program &prog, const Pdg &pdg, const 
         }
         LoopNodePtr root = loop_nest_from_ast(sched, ast, ast_params);
         isl_ast_node_free(ast);
+        // 5. The loop nest's own order, for every value (schedule/ast_order.cpp; helper astorder).
+        *why = check_loop_nest_order(sched, *root, domain.intersect_params(par.context()),
+                                     flow.intersect_params(par.context()), ast_params);
+        if (!why->empty()) return nullptr;
         return root;
     } catch (const isl::exception &e) {
         *why = std::string("isl: ") + (e.what() ? e.what() : "error");

@@ -20,6 +20,7 @@
 #include <isl/cpp.h>
 
 #include <functional>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -120,6 +121,14 @@ isl::union_map loop_nest_schedule(const Schedule &s, const LoopNode &root, isl::
  *  "isl's AST runs mask_0[0, 0] before fin_1[0, 0] which it reads (the schedule map orders
  *  fin_1[0, 0] at [...] before mask_0[0, 0] at [...])". */
 std::string check_loop_nest_order(const Schedule &s);
+/** ast_order.cpp: the same for a parametric loop nest "root" (runtime_loop_nest.cpp) over
+ *  the parametric statement "domain" and "flow" dependences: "" when, for every value of
+ *  the parameters, it runs each instance of "domain" once and each flow pair producer first.
+ *  "params": isl parameter name → (Program::bounds index, compiled value), as for
+ *  loop_nest_from_ast. */
+std::string check_loop_nest_order(const Schedule &s, const LoopNode &root,
+                                  const isl::union_set &domain, const isl::union_map &flow,
+                                  const std::map<std::string, std::pair<int, int64_t>> &params);
 
 /** isl text with the pieces of each top-level union (`{ a; b }`) sorted: stable output. */
 std::string sorted_union_text(const std::string &isl_text);
