@@ -35,6 +35,14 @@
 //    shift or a constant restricted to its run of t (Contribution::var_range):
 //      adj_z[u] += J[u-1] when 1 <= u <= T-1 (the shift, t < T-1);   adj_z[T-1] += J[T-1].
 // 5. The grad node is replaced by a read of adj_X at E0's point.
+// 6. Saved forward values.  The adjoints of step 3 are written in terms of forward values (tanh'
+//    = 1 - y² with y the forward node itself, matmul's adjoints read its operands), so J's
+//    expression contains Ec's forward expression again, and code generation would recompute
+//    it in every kernel that needs it.  A forward node that J reads directly and whose
+//    recomputation costs at least 1024 transcendental element operations (a tanh layer of a
+//    batch) becomes a hidden tensor `<C>.<k>.saved.<n>` mirroring C's equations, read by Ec
+//    and by J at their own point (Ec's whole value: a read of C itself): computed once, values
+//    unchanged (the same operations).
 //
 // Not supported yet (diagnosed at the read): clamped reads over two dims or with more than 16
 // pieces, a dynamic slice whose adjoint has rank > 2, reads along V other than the identity, discounted_cumsum,
@@ -48,6 +56,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 
 #include "interp/eval.h"
@@ -1123,6 +1132,7 @@ public:
         };
         for (Tensor &t : prog_.tensors)
             for (Equation &e : t.equations) e.body = rw(e.body);
+        for (const auto &site : backs_) save_forward_values(site.second);
         return true;
     }
 
@@ -1737,6 +1747,7 @@ private:
                     prog_.tensors[K].equations.push_back(mirror(
                         ceqs[ci],
                         static_cast<int>(ci) == self_idx ? tup : zeros_of(tt, ceqs[ci].loc)));
+                note_back(C, self_idx, seed ? y : nullptr, K);
             }
             for (size_t q = 0; q < ls.size(); ++q) {
                 const Leaf &l = ls[q];
@@ -1775,6 +1786,7 @@ private:
                     }
                     prog_.tensors[J].equations.push_back(mirror(ce, body));
                 }
+                if (K < 0) note_back(C, self_idx, seed ? y : nullptr, J);
                 record(J, -1);
             }
         };
@@ -1880,8 +1892,188 @@ private:
         return value(x);
     }
 
+    // ---- step 6: saved forward values ---------------------------------------------------------
+
+    /** The back tensors (K, or J when there is no K) of one consumer equation: their equation
+     *  "eq" holds the adjoints, whose expressions share forward nodes with the equation's body
+     *  (or with y, for the seed). */
+    struct BackSite {
+        int consumer = -1, eq = -1;
+        NodePtr seed_y;  // the seed: y (its nodes are gone from E0's body)
+        std::vector<int> backs;
+    };
+
+    void note_back(int C, int eq, const NodePtr &seed_y, int back) {
+        BackSite &b = backs_[{C, eq, seed_y ? 1 : 0}];
+        b.consumer = C;
+        b.eq = eq;
+        b.seed_y = seed_y;
+        b.backs.push_back(back);
+    }
+
+    /** Transcendental element operations of "n" (exp, log, sqrt, tanh, sigmoid, sin, cos, pow,
+     *  softmax, log_softmax, logsumexp), weighted by element count. */
+    static int64_t transcendental_work(const Node &n) {
+        int64_t w = 0;
+        if (n.kind == NodeKind::Unary) {
+            switch (n.uop) {
+                case UnaryOp::Exp:
+                case UnaryOp::Log:
+                case UnaryOp::Sqrt:
+                case UnaryOp::Tanh:
+                case UnaryOp::Sigmoid:
+                case UnaryOp::Sin:
+                case UnaryOp::Cos: w = 1; break;
+                default: break;
+            }
+        } else if (n.kind == NodeKind::Binary && n.bop == BinaryOp::Pow) {
+            w = 1;
+        } else if (n.kind == NodeKind::Builtin &&
+                   (n.builtin == BuiltinOp::Softmax || n.builtin == BuiltinOp::LogSoftmax ||
+                    n.builtin == BuiltinOp::Logsumexp) &&
+                   !n.args.empty()) {
+            w = 2;
+            const Type &t = n.args[0]->type;
+            for (const Extent &e : t.shape) w *= e.max_value;
+            return w;
+        }
+        if (w == 0 || n.type.is_tuple) return 0;
+        for (const Extent &e : n.type.shape) w *= e.max_value;
+        return w;
+    }
+
+    /** Step 6 (saved forward values).  The sweep writes a derivative in terms of forward values
+     *  (tanh' = 1 - y², with y the forward tanh node; matmul's adjoints read its operands), so
+     *  the back tensor's expression contains the forward expression again and code generation
+     *  recomputes it — once per kernel that needs it.  Every forward node that the back
+     *  expressions read directly (the topmost forward nodes under backward ones) and whose
+     *  recomputation costs at least kSaveWork transcendental element operations (counted up to
+     *  the values already saved) becomes a hidden tensor `<C>.<k>.saved.<n>` over C's domain,
+     *  whose equations mirror C's (Ec's computes the node, the others zeros), and both C's
+     *  equation and the back tensors read it at their own point (Ec's whole body: the back
+     *  tensors read C itself).  Same operations in the same
+     *  order: the values, hence every float of the program, are unchanged. */
+    void save_forward_values(const BackSite &site) {
+        static constexpr int64_t kSaveWork = 1024;
+        const int C = site.consumer, ei = site.eq;
+        const NodePtr froot = site.seed_y ? site.seed_y : prog_.tensors[C].equations[ei].body;
+        if (!froot) return;
+        // Forward nodes in post-order (operands first).
+        std::vector<NodePtr> post;
+        std::set<const Node *> fwd;
+        std::function<void(const NodePtr &)> walk = [&](const NodePtr &n) {
+            if (!n || !fwd.insert(n.get()).second) return;
+            for (const NodePtr &a : n->args) walk(a);
+            for (const SpatialIndex &s : n->sindex) walk(s.value);
+            post.push_back(n);
+        };
+        walk(froot);
+        // The forward nodes the back expressions reach without passing another forward node.
+        std::set<const Node *> frontier, seen;
+        std::function<void(const NodePtr &)> reach = [&](const NodePtr &n) {
+            if (!n || !seen.insert(n.get()).second) return;
+            if (fwd.count(n.get())) {
+                frontier.insert(n.get());
+                return;
+            }
+            for (const NodePtr &a : n->args) reach(a);
+            for (const SpatialIndex &s : n->sindex) reach(s.value);
+        };
+        for (int b : site.backs) reach(prog_.tensors[b].equations[ei].body);
+        // Which can be a tensor: a static float array, no random numbers, externs or grads.
+        std::unordered_map<const Node *, bool> pure;
+        std::function<bool(const NodePtr &)> is_pure = [&](const NodePtr &n) -> bool {
+            if (!n) return true;
+            auto it = pure.find(n.get());
+            if (it != pure.end()) return it->second;
+            bool ok = n->kind != NodeKind::Rng && n->kind != NodeKind::Extern &&
+                      n->kind != NodeKind::Grad;
+            for (const NodePtr &a : n->args) ok = is_pure(a) && ok;
+            for (const SpatialIndex &s : n->sindex) ok = is_pure(s.value) && ok;
+            return pure[n.get()] = ok;
+        };
+        auto storable = [&](const NodePtr &n) {
+            if (n->type.is_tuple || !is_float_dtype(n->type.dtype)) return false;
+            if (n->kind == NodeKind::Read || n->kind == NodeKind::Const) return false;
+            for (const Extent &e : n->type.shape)
+                if (!e.is_static()) return false;
+            return is_pure(n);
+        };
+        std::set<const Node *> saved;
+        auto work = [&](const NodePtr &n) {
+            int64_t w = 0;
+            std::set<const Node *> vis;
+            std::function<void(const NodePtr &)> go = [&](const NodePtr &m) {
+                if (!m || !vis.insert(m.get()).second) return;
+                if (m != n && saved.count(m.get())) return;
+                w += transcendental_work(*m);
+                for (const NodePtr &a : m->args) go(a);
+                for (const SpatialIndex &s : m->sindex) go(s.value);
+            };
+            go(n);
+            return w;
+        };
+        std::vector<NodePtr> chosen;
+        for (const NodePtr &n : post)
+            if (frontier.count(n.get()) && storable(n) && work(n) >= kSaveWork) {
+                saved.insert(n.get());
+                chosen.push_back(n);
+            }
+        if (chosen.empty()) return;
+        // The tensors, operands first; then every body reads them.
+        const Tensor ct = prog_.tensors[C];  // copied: new tensors move prog_.tensors
+        const Equation &ce = ct.equations[ei];
+        std::unordered_map<const Node *, NodePtr> repl, memo;
+        std::function<NodePtr(const NodePtr &)> rw = [&](const NodePtr &n) -> NodePtr {
+            if (!n) return n;
+            auto r = repl.find(n.get());
+            if (r != repl.end()) return r->second;
+            auto m = memo.find(n.get());
+            if (m != memo.end()) return m->second;
+            bool changed = false;
+            Node c = *n;  // a copy keeps every field (Const nodes' included)
+            for (NodePtr &a : c.args) {
+                NodePtr b = rw(a);
+                changed = changed || b != a;
+                a = b;
+            }
+            for (SpatialIndex &s : c.sindex) {
+                NodePtr b = rw(s.value);
+                changed = changed || b != s.value;
+                s.value = b;
+            }
+            NodePtr out = changed ? mk(std::move(c)) : n;
+            return memo[n.get()] = out;
+        };
+        int k = 0;
+        NodePtr new_root;
+        for (const NodePtr &n : chosen) {
+            if (n == froot && !site.seed_y && !ct.type.is_tuple) {
+                // The whole value: C itself holds it.
+                new_root = rw(n);
+                repl[n.get()] = read_point(C, pattern_point(ce), n->loc);
+                continue;
+            }
+            int S = new_tensor(ct.name + "." + std::to_string(ei) + ".saved." + std::to_string(k++),
+                               ct.dims, n->type, n->loc);
+            NodePtr body = rw(n);  // n is not in repl yet: its operands read earlier saves
+            for (size_t q = 0; q < ct.equations.size(); ++q)
+                prog_.tensors[S].equations.push_back(
+                    mirror(ct.equations[q], static_cast<int>(q) == ei
+                                                ? body
+                                                : zeros_of(n->type, ct.equations[q].loc)));
+            repl[n.get()] = read_point(S, pattern_point(ce), n->loc);
+        }
+        if (!site.seed_y) prog_.tensors[C].equations[ei].body = new_root ? new_root : rw(froot);
+        for (int b : site.backs) {
+            NodePtr &body = prog_.tensors[b].equations[ei].body;
+            body = rw(body);
+        }
+    }
+
     Program &prog_;
     Diagnostics &diag_;
+    std::map<std::tuple<int, int, int>, BackSite> backs_;
     std::set<std::string> made_names_;
     std::string y_text_ = "y", base_ = "grad.";
 };
