@@ -233,6 +233,7 @@ isl::schedule lift_schedule(const isl::schedule &tree, const isl::union_set &dom
     isl_schedule_node *root = isl_schedule_get_root(tree.get());
     isl_schedule *r = lifter.lift(root, domain.copy(), why);
     isl_schedule_node_free(root);
+    if (!r) return isl::schedule();  // not liftable; "why" says why (a piecewise schedule, ...)
     return isl::manage(r);
 }
 
