@@ -19,8 +19,9 @@
 //      statement absent at the compiled values is absent at every value (else refused);
 //   2. every flow dependence, rebuilt parametrically as in dependences.cpp, runs producer
 //      before consumer under the lifted schedule for every value (isl: subset of lex <);
-//   3. isl's AST generator scans exactly the domain in schedule order, for every value in
-//      the context (isl manual, "AST Generation").
+//   3. the loop nest isl's AST generator builds runs every instance of the domain once and
+//      every flow dependence producer first, for every value in the context — checked, not
+//      assumed (ast_order.cpp: isl's AST can break the schedule's order, an isl bug).
 // schedule_like lifts the tree onto the statements of the program compiled at other values
 // (another isl context: the tree travels as text), so that the memory plan and kernels of
 // the *same* schedule can be compared there (runtime_bounds.cpp).
