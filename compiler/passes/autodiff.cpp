@@ -77,6 +77,35 @@ struct AdError {
 
 NodePtr mk(Node n) { return std::make_shared<const Node>(std::move(n)); }
 
+/** Rewrites expression DAGs: a node in "repl" becomes its replacement, and every node above
+ *  one is copied (every field kept: a Const's bound tag, an Extern's name) with its rewritten
+ *  operands; a node shared in the DAG is rewritten once ("memo").  Replacements added to
+ *  "repl" later apply to nodes not yet rewritten. */
+struct NodeRewriter {
+    std::unordered_map<const Node *, NodePtr> repl, memo;
+    NodePtr operator()(const NodePtr &n) {
+        if (!n) return n;
+        auto r = repl.find(n.get());
+        if (r != repl.end()) return r->second;
+        auto m = memo.find(n.get());
+        if (m != memo.end()) return m->second;
+        bool changed = false;
+        Node c = *n;
+        for (NodePtr &a : c.args) {
+            NodePtr b = (*this)(a);
+            changed = changed || b != a;
+            a = b;
+        }
+        for (SpatialIndex &s : c.sindex) {
+            NodePtr b = (*this)(s.value);
+            changed = changed || b != s.value;
+            s.value = b;
+        }
+        NodePtr out = changed ? mk(std::move(c)) : n;
+        return memo[n.get()] = out;
+    }
+};
+
 Extent sext(int64_t v) { return Extent{v, nullptr}; }
 
 bool ext_eq(const Extent &a, const Extent &b) {
@@ -1108,28 +1137,8 @@ public:
         }
         if (diag_.has_errors()) return false;
         // Replace the grad nodes everywhere (bodies of the new tensors may copy them too).
-        std::unordered_map<const Node *, NodePtr> memo;
-        std::function<NodePtr(const NodePtr &)> rw = [&](const NodePtr &n) -> NodePtr {
-            if (!n) return n;
-            auto r = repl.find(n.get());
-            if (r != repl.end()) return r->second;
-            auto m = memo.find(n.get());
-            if (m != memo.end()) return m->second;
-            bool changed = false;
-            Node c = *n;
-            for (NodePtr &a : c.args) {
-                NodePtr b = rw(a);
-                changed = changed || b != a;
-                a = b;
-            }
-            for (SpatialIndex &s : c.sindex) {
-                NodePtr b = rw(s.value);
-                changed = changed || b != s.value;
-                s.value = b;
-            }
-            NodePtr out = changed ? mk(std::move(c)) : n;
-            return memo[n.get()] = out;
-        };
+        NodeRewriter rw;
+        rw.repl = std::move(repl);
         for (Tensor &t : prog_.tensors)
             for (Equation &e : t.equations) e.body = rw(e.body);
         for (const auto &site : backs_) save_forward_values(site.second);
@@ -2023,28 +2032,8 @@ private:
         // The tensors, operands first; then every body reads them.
         const Tensor ct = prog_.tensors[C];  // copied: new tensors move prog_.tensors
         const Equation &ce = ct.equations[ei];
-        std::unordered_map<const Node *, NodePtr> repl, memo;
-        std::function<NodePtr(const NodePtr &)> rw = [&](const NodePtr &n) -> NodePtr {
-            if (!n) return n;
-            auto r = repl.find(n.get());
-            if (r != repl.end()) return r->second;
-            auto m = memo.find(n.get());
-            if (m != memo.end()) return m->second;
-            bool changed = false;
-            Node c = *n;  // a copy keeps every field (Const nodes' included)
-            for (NodePtr &a : c.args) {
-                NodePtr b = rw(a);
-                changed = changed || b != a;
-                a = b;
-            }
-            for (SpatialIndex &s : c.sindex) {
-                NodePtr b = rw(s.value);
-                changed = changed || b != s.value;
-                s.value = b;
-            }
-            NodePtr out = changed ? mk(std::move(c)) : n;
-            return memo[n.get()] = out;
-        };
+        NodeRewriter rw;
+        std::unordered_map<const Node *, NodePtr> &repl = rw.repl;
         int k = 0;
         NodePtr new_root;
         for (const NodePtr &n : chosen) {
