@@ -332,12 +332,9 @@ std::string check_loop_nest_order(const Schedule &s, const LoopNode &root,
         return "isl's AST does not run exactly the domain: " +
                isl_text(ast.domain().subtract(domain).unite(domain.subtract(ast.domain())));
     if (!ast.is_single_valued()) return "isl's AST runs a statement instance more than once";
-    bool ordered = true;
-    flow.apply_domain(ast).apply_range(ast).foreach_map([&](isl::map m) {
-        isl::map lt = isl::manage(isl_map_lex_lt(isl_space_domain(m.space().release())));
-        if (!m.is_subset(lt)) ordered = false;
-    });
-    return ordered ? "" : "isl's AST breaks a flow dependence at some value of the bounds";
+    return first_unordered(flow, ast).is_null()
+               ? ""
+               : "isl's AST breaks a flow dependence at some value of the bounds";
 }
 
 std::string check_loop_nest_order(const Schedule &s) {
@@ -355,13 +352,7 @@ std::string check_loop_nest_order(const Schedule &s) {
         return "isl's AST never runs " +
                sorted_union_text(isl_text(im.domain.subtract(ran).coalesce()));
     if (!ast.is_single_valued()) return "isl's AST runs a statement instance more than once";
-    isl::union_map tt = im.flow.apply_domain(ast).apply_range(ast);
-    bool ordered = true;
-    tt.foreach_map([&](isl::map m) {
-        isl::map lt = isl::manage(isl_map_lex_lt(isl_space_domain(m.space().release())));
-        if (!m.is_subset(lt)) ordered = false;
-    });
-    if (ordered) return "";
+    if (first_unordered(im.flow, ast).is_null()) return "";
     // Name the first violated dependence, in statement order.
     for (const FlowDep &d : im.deps) {
         isl::union_map ap = ast.intersect_domain(isl::union_set(im.stmt_domain[d.src]));

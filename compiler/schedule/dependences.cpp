@@ -88,4 +88,13 @@ std::string dependences_to_string(const Schedule &s) {
     return out;
 }
 
+isl::map first_unordered(const isl::union_map &flow, const isl::union_map &time) {
+    isl::map bad;
+    flow.apply_domain(time).apply_range(time).foreach_map([&](isl::map m) {
+        isl::map lt = isl::manage(isl_map_lex_lt(isl_space_domain(m.space().release())));
+        if (bad.is_null() && !m.is_subset(lt)) bad = m;
+    });
+    return bad;
+}
+
 }  // namespace trlc

@@ -89,6 +89,10 @@ isl_schedule *sequence_children(isl_schedule_node *node, isl_union_set *domain,
                                 const std::function<isl_schedule *(int, isl_union_set *)> &child);
 /** dependences.cpp: deps and flow from the PDG edges composed with the writers. */
 void build_dependences(const Pdg &pdg, Schedule &s);
+/** dependences.cpp: the first map of "flow" (producer instance -> consumer instance) whose
+ *  pairs "time" (instance -> time vector) does not run producer strictly first
+ *  (lexicographically); a null map when every pair is ordered. */
+isl::map first_unordered(const isl::union_map &flow, const isl::union_map &time);
 /** schedule_pdg.cpp: impl().schedule and schedule_map, computed by isl or loaded from
  *  opts.load_schedule, and the loop nest (build_loop_nest; a computed schedule whose loop
  *  nest breaks a dependence gives way to the next scheduler attempt, a loaded one is an
