@@ -119,6 +119,10 @@ int trl_to_host(trl_ctx *ctx, void *dst, const void *device_src, size_t bytes);
 int trl_to_device(trl_ctx *ctx, void *device_dst, const void *src, size_t bytes);
 int trl_synchronize(trl_ctx *ctx);
 int trl_last_launch_status(trl_ctx *ctx);
+/* The status of a CUDA runtime call made by generated code itself ("cuda_status" is its
+ * cudaError_t): TRL_OK for cudaSuccess, else TRL_EDEVICE with the message "WHAT: <CUDA's error
+ * text>" for trl_fail.  Defined in the CUDA device layer only. */
+int trl_cuda_status(trl_ctx *ctx, int cuda_status, const char *what);
 
 /* Element types of emit fields and files.  TRL_TUPLE (emit fields only): a tuple value, printed
  * as a JSON list; `rank` is the number of elements and `data` points to `rank` trl_fields (their

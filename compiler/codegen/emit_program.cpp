@@ -741,8 +741,8 @@ public:
             for (int b : bound_values_.read)
                 out_ += "    trlg_bound_host[" + std::to_string(b) + "] = bound" + std::to_string(b) + ";\n";
             out_ += "#if defined(__CUDACC__)\n";
-            out_ += "    TRL_CHECK(cudaMemcpyToSymbol(trlg_bound_device, trlg_bound_host, sizeof trlg_bound_host) == cudaSuccess\n";
-            out_ += "                  ? TRL_OK : TRL_EDEVICE);\n";
+            out_ += "    TRL_CHECK(trl_cuda_status(ctx, (int)cudaMemcpyToSymbol(trlg_bound_device, trlg_bound_host, sizeof trlg_bound_host),\n";
+            out_ += "                              \"cudaMemcpyToSymbol of the run-time bounds\"));\n";
             out_ += "#endif\n";
         }
         for (size_t e = 0; e < prog_.emits.size() && !var.empty(); ++e) {

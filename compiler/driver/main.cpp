@@ -83,7 +83,8 @@ int main(int argc, char **argv) {
                    "when nvidia-smi -L lists a GPU, else host")
         ->check(CLI::IsMember({"host", "cuda"}));
     app.add_option("--cuda-arch", opts.cuda_archs,
-                   "GPU architectures for nvcc, comma-separated (default sm_80)")
+                   "GPU architectures for nvcc, comma-separated, e.g. sm_80,sm_90 (default: those of the GPUs "
+                   "nvidia-smi lists, else sm_80,sm_90); the highest is also embedded as PTX for newer GPUs")
         ->delimiter(',');
     app.add_option("-O", opts.opt_level, "optimization level of the toolchain, -O0 .. -O3 "
                                          "(default -O2)")
