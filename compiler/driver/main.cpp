@@ -74,6 +74,11 @@ int main(int argc, char **argv) {
         ->allow_extra_args(false);
     app.add_option("-I", opts.include_dirs, "add a directory to search for imports (repeatable)")
         ->allow_extra_args(false);
+    app.add_option("--import-root", opts.import_root,
+                   "confine every import \"path\" to files inside DIR (absolute paths, '..' and "
+                   "symbolic links leaving DIR are refused; std modules still load): for services "
+                   "that compile other people's programs")
+        ->check(CLI::ExistingDirectory);
     app.add_option("--seed", opts.seed, "seed of all random streams (default 0)");
     app.add_option("--log", opts.log_path, "write emit records to FILE instead of stdout");
     app.add_option("-o", opts.output,

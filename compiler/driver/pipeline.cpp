@@ -77,6 +77,7 @@ int run_interpreter(const ir::Program &prog, const Schedule *sched, const MemPla
 /* The sema options the command line asks for; false after reporting a bad -D. */
 bool make_sema_options(const DriverOptions &opts, SemaOptions *sema, Diagnostics &diag) {
     sema->include_dirs = opts.include_dirs;
+    sema->import_root = opts.import_root;
     sema->stdlib_dir = TRLC_STDLIB_DIR;
     if (const char *env = getenv("TRLC_STDLIB_DIR")) sema->stdlib_dir = env;
     bool defines_ok = true;

@@ -26,6 +26,7 @@ struct DriverOptions {
     std::string load_schedule;  // trl-opt --load-schedule
     std::vector<std::string> raw_defines;  // "NAME=VALUE" as typed
     std::vector<std::string> include_dirs;
+    std::string import_root;  // --import-root (SemaOptions::import_root)
     uint64_t seed = 0;
     std::string log_path;
     std::string output;  // -o: build an executable (build_program.h)
