@@ -141,7 +141,8 @@ def run_trlc(a, work, env):
     rc, wall, ru, _ = run_measured([exe, "--seed", str(a.seed), "--threads", "1", "--quiet",
                                     "--log", log], work, env, os.path.join(work, "trlc.err"))
     if rc != 0:
-        return None, f"the trlc build's run failed (exit {rc}): {tail(os.path.join(work, 'trlc.err'))}"
+        why = tail(os.path.join(work, "trlc.err"))
+        return None, f"the trlc build's run failed (exit {rc}): {why}"
     return dict(train_seconds=wall, train_cpu_seconds=ru.ru_utime + ru.ru_stime,
                 compile_seconds=compile_s, max_rss_mb=ru.ru_maxrss / 1024, log=log,
                 trlc=trlc), None
