@@ -10,7 +10,9 @@
 // scalar, an elementwise loop computes each element as the scalar code does): the ISA changes
 // speed, never bits.  --march picks the ISA (native: the CPU trlc runs on, since trlc builds
 // where the program runs; x86-64-v3 to deploy on other AVX2 machines; none: the compiler's
-// default).  -fno-builtin-pow(f) keeps pow(x, 2.0) a call of libm's pow, as in
+// default).  -fno-strict-aliasing: kernels read and write the arena through typed pointers, and
+// the memory plan lets a buffer of one dtype reuse the bytes of another's (donation), so a
+// float load and a later int32 store of the same bytes must stay in order.  -fno-builtin-pow(f) keeps pow(x, 2.0) a call of libm's pow, as in
 // the interpreter (g++ would fold it into x * x, which differs in the last bit for ~0.1% of x).
 #include "driver/build_program.h"
 
@@ -70,7 +72,8 @@ void remove_dir(const std::string &dir, const std::vector<std::string> &files) {
 std::vector<std::string> host_flags(const BuildOptions &opts, const std::string &olevel) {
     std::vector<std::string> f = {env_or("CXX", "c++"), "-std=c++17", olevel};
     if (!opts.march.empty() && opts.march != "none") f.push_back("-march=" + opts.march);
-    for (const char *a : {"-fopenmp", "-ffp-contract=off", "-fno-builtin-pow", "-fno-builtin-powf"}) f.push_back(a);
+    for (const char *a : {"-fopenmp", "-ffp-contract=off", "-fno-builtin-pow", "-fno-builtin-powf", "-fno-strict-aliasing"})
+        f.push_back(a);
     return f;
 }
 
