@@ -1,7 +1,7 @@
 // build_program — run the host C++ compiler or nvcc on a generated program; see
 // build_program.h.  The commands are those of issue 4:
-//   host: $CXX -std=c++17 -O2 -fopenmp -ffp-contract=off -x c++ prog.cu -x none <runtime
-//         sources> -I<runtime> -lopenblas -o prog
+//   host: $CXX -std=c++17 -O2 -march=native -fopenmp -ffp-contract=off -x c++ prog.cu -x none
+//         <runtime sources> -I<runtime> -lopenblas -o prog
 //   cuda: $TRLC_NVCC -std=c++17 -O2 -fmad=false -gencode arch=compute_NN,code=sm_NN ...
 //         -gencode arch=compute_MM,code=compute_MM prog.cu <runtime sources> -I<runtime>
 //         -lcublas -o prog
@@ -11,7 +11,14 @@
 // Programming Guide, "Binary Compatibility" and "PTX Compatibility").  Without the PTX an sm_80
 // binary cannot run on an H100 ("no kernel image is available").
 // -ffp-contract=off (host) and -fmad=false (nvcc) keep a * b + c two roundings, as the
-// interpreter computes it; -fno-builtin-pow(f) keeps pow(x, 2.0) a call of libm's pow, as in
+// interpreter computes it (with -march=native the CPU has FMA, and contraction would fuse them);
+// no -ffast-math, so GCC never reorders a float sum when it vectorizes (a reduction loop stays
+// scalar, an elementwise loop computes each element as the scalar code does): the ISA changes
+// speed, never bits.  --march picks the ISA (native: the CPU trlc runs on, since trlc builds
+// where the program runs; x86-64-v3 to deploy on other AVX2 machines; none: the compiler's
+// default).  -fno-strict-aliasing: kernels read and write the arena through typed pointers, and
+// the memory plan lets a buffer of one dtype reuse the bytes of another's (donation), so a
+// float load and a later int32 store of the same bytes must stay in order.  -fno-builtin-pow(f) keeps pow(x, 2.0) a call of libm's pow, as in
 // the interpreter (g++ would fold it into x * x, which differs in the last bit for ~0.1% of x).
 #include "driver/build_program.h"
 
@@ -77,6 +84,16 @@ std::string sm_of_compute_cap(const std::string &cap) {
     return "sm_" + digits;
 }
 
+/** The host compiler and its code-generation flags (file comment): the -O level, the ISA of
+ *  --march (default native), OpenMP, and the flags that keep the interpreter's arithmetic. */
+std::vector<std::string> host_flags(const BuildOptions &opts, const std::string &olevel) {
+    std::vector<std::string> f = {env_or("CXX", "c++"), "-std=c++17", olevel};
+    if (!opts.march.empty() && opts.march != "none") f.push_back("-march=" + opts.march);
+    for (const char *a : {"-fopenmp", "-ffp-contract=off", "-fno-builtin-pow", "-fno-builtin-powf", "-fno-strict-aliasing"})
+        f.push_back(a);
+    return f;
+}
+
 }  // namespace
 
 std::vector<std::string> default_cuda_archs(std::string *why) {
@@ -140,6 +157,12 @@ bool check_build_options(const BuildOptions &opts, Diagnostics &diag) {
             ok = false;
         }
     }
+    bool march_ok = !opts.march.empty();
+    for (char c : opts.march) march_ok = march_ok && (isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.');
+    if (!march_ok) {
+        diag.error("invalid --march '" + opts.march + "': expected an ISA name such as native, x86-64-v3 or none");
+        ok = false;
+    }
     if (opts.output.empty()) {
         diag.error("-o needs an output file name");
         ok = false;
@@ -178,14 +201,14 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
     std::string tool_name;
     if (target == "host") {
         tool_name = "the host C++ compiler";
-        argv = {env_or("CXX", "c++"), "-std=c++17", olevel, "-fopenmp", "-ffp-contract=off",
-                "-fno-builtin-pow", "-fno-builtin-powf",
-                "-x", "c++", cu, "-x", "none", rt + "/rt/trl_rt_common.cpp",
-                rt + "/rt/trl_rt_host.cpp", rt + "/trl_npy.cpp", rt + "/trl_json.cpp",
-                "-I" + rt, "-lopenblas", "-o", opts.output};
-        if (opts.standalone)  // the runtime is inside the source
-            argv = {env_or("CXX", "c++"), "-std=c++17", olevel, "-fopenmp", "-ffp-contract=off",
-                    "-fno-builtin-pow", "-fno-builtin-powf", "-x", "c++", cu, "-x", "none", "-lopenblas", "-o", opts.output};
+        argv = host_flags(opts, olevel);
+        for (const std::string &a : {std::string("-x"), std::string("c++"), cu, std::string("-x"), std::string("none")})
+            argv.push_back(a);
+        if (!opts.standalone)  // else the runtime is inside the source
+            for (const std::string &a : {rt + "/rt/trl_rt_common.cpp", rt + "/rt/trl_rt_host.cpp",
+                                         rt + "/trl_npy.cpp", rt + "/trl_json.cpp", "-I" + rt})
+                argv.push_back(a);
+        for (const std::string &a : {std::string("-lopenblas"), std::string("-o"), opts.output}) argv.push_back(a);
     } else {
         tool_name = "nvcc";
         argv = {find_nvcc(), "-std=c++17", olevel, "-fmad=false"};

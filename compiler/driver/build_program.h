@@ -14,6 +14,7 @@ struct BuildOptions {
     std::string target;                   // "host", "cuda", or "" (detect a GPU)
     std::vector<std::string> cuda_archs;  // --cuda-arch=sm_80,sm_90 (empty: default_cuda_archs())
     int opt_level = 2;                    // -O0 .. -O3, passed to the toolchain
+    std::string march = "native";         // --march: host ISA (-march=ARCH); "" none
     bool keep_source = false;             // --keep-source: keep OUT.cu next to OUT
     bool standalone = false;              // the source has the runtime inlined (--standalone)
 };

@@ -94,6 +94,10 @@ int main(int argc, char **argv) {
     app.add_option("-O", opts.opt_level, "optimization level of the toolchain, -O0 .. -O3 "
                                          "(default -O2)")
         ->check(CLI::Range(0, 3));
+    app.add_option("--march", opts.march,
+                   "host builds: the instruction set, passed as -march=ARCH to the C++ compiler "
+                   "(default native: the CPU trlc runs on; e.g. x86-64-v3 for AVX2 machines "
+                   "elsewhere, x86-64 for any x86-64; none: no -march flag)");
     app.add_option("--runtime-bound", opts.runtime_bound,
                    "with --emit=cuda or -o: which bounds the program's --bound NAME=V may change. "
                    "Default: every bound of a dim is checked, whatever the program's size (about "

@@ -165,6 +165,7 @@ int run(const DriverOptions &opts, SourceManager &sm, Diagnostics &diag) {
     build_opts.target = opts.target;
     build_opts.cuda_archs = opts.cuda_archs;
     build_opts.opt_level = opts.opt_level;
+    build_opts.march = opts.march;
     build_opts.keep_source = opts.keep_source;
     build_opts.standalone = opts.standalone;
     SourceOptions source_opts;

@@ -33,6 +33,7 @@ struct DriverOptions {
     std::string target;  // --target: "", host, cuda
     std::vector<std::string> cuda_archs;  // --cuda-arch
     int opt_level = 2;   // -O0 .. -O3 for the toolchain
+    std::string march = "native";  // --march: the host build's ISA (g++ -march=ARCH)
     bool keep_source = false;  // --keep-source
     bool standalone = false;   // --standalone: inline the runtime into the generated source
     bool no_color = false;
