@@ -2,6 +2,8 @@
 // build_program.h.  The commands are those of issue 4:
 //   host: $CXX -std=c++17 -O2 -fopenmp -ffp-contract=off -x c++ prog.cu -x none <runtime
 //         sources> -I<runtime> -lopenblas -o prog
+//         (with libxsmm found at configure time: -DTRL_USE_LIBXSMM ... libxsmm.a -lopenblas
+//         -lpthread -ldl; the standalone source, with the runtime inside, stays OpenBLAS only)
 //   cuda: $TRLC_NVCC -std=c++17 -O2 -fmad=false -gencode arch=compute_80,code=sm_80 ...
 //         prog.cu <runtime sources> -I<runtime> -lcublas -o prog
 // -ffp-contract=off (host) and -fmad=false (nvcc) keep a * b + c two roundings, as the
@@ -132,10 +134,24 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
     if (target == "host") {
         tool_name = "the host C++ compiler";
         argv = {env_or("CXX", "c++"), "-std=c++17", olevel, "-fopenmp", "-ffp-contract=off",
-                "-fno-builtin-pow", "-fno-builtin-powf",
-                "-x", "c++", cu, "-x", "none", rt + "/rt/trl_rt_common.cpp",
-                rt + "/rt/trl_rt_host.cpp", rt + "/trl_npy.cpp", rt + "/trl_json.cpp",
-                "-I" + rt, "-lopenblas", "-o", opts.output};
+                "-fno-builtin-pow", "-fno-builtin-powf"};
+        std::vector<std::string> libs = {"-lopenblas"};
+#if defined(TRLC_LIBXSMM_LIBRARY)
+        // Small f32 products through libxsmm (runtime/rt/trl_rt_host.cpp); its BLAS fallback
+        // (sgemm_) comes from OpenBLAS, which follows it.
+        argv.push_back("-DTRL_USE_LIBXSMM");
+        if (std::string(TRLC_LIBXSMM_INCLUDE_DIR) != "/usr/include")
+            argv.push_back("-I" TRLC_LIBXSMM_INCLUDE_DIR);
+        libs = {TRLC_LIBXSMM_LIBRARY, "-lopenblas", "-lpthread", "-ldl"};
+#endif
+        for (const std::string &s : {std::string("-x"), std::string("c++"), cu, std::string("-x"),
+                                     std::string("none"), rt + "/rt/trl_rt_common.cpp",
+                                     rt + "/rt/trl_rt_host.cpp", rt + "/trl_npy.cpp",
+                                     rt + "/trl_json.cpp", "-I" + rt})
+            argv.push_back(s);
+        argv.insert(argv.end(), libs.begin(), libs.end());
+        argv.push_back("-o");
+        argv.push_back(opts.output);
         if (opts.standalone)  // the runtime is inside the source
             argv = {env_or("CXX", "c++"), "-std=c++17", olevel, "-fopenmp", "-ffp-contract=off",
                     "-fno-builtin-pow", "-fno-builtin-powf", "-x", "c++", cu, "-x", "none", "-lopenblas", "-o", opts.output};
