@@ -141,8 +141,15 @@ static const long long kXsmmMaxMnk = 128LL * 128 * 128;
  *  Cᵀ = Bᵀ·Aᵀ, so its (m, n, k) is (n, m, k) and the kernel is called with (B, A, C).  The last
  *  shapes asked for are kept per thread (a program calls a handful of shapes in a loop);
  *  libxsmm's own dispatch, a hash lookup, generates the kernel on the first call. */
-// vzeroupper exists where AVX does (libxsmm only emits AVX code there).
-static const bool xsmm_vzeroupper = __builtin_cpu_supports("avx");
+/** Whether the CPU has AVX, hence vzeroupper (libxsmm only emits AVX code where it does). */
+static bool xsmm_vzeroupper() {
+#if defined(__x86_64__) || defined(__i386__)
+    static const bool avx = (__builtin_cpu_init(), __builtin_cpu_supports("avx"));
+    return avx;
+#else
+    return false;
+#endif
+}
 
 static libxsmm_smmfunction xsmm_kernel(long long m, long long n, long long k) {
     struct Entry {
@@ -176,13 +183,15 @@ int trl_gemm(trl_ctx *ctx, int dtype, long long m, long long n, long long k, con
             return TRL_OK;
         }
 #if defined(TRL_USE_LIBXSMM)
-        if (m * n * k <= kXsmmMaxMnk) {
+        if (m * n <= kXsmmMaxMnk && m * n * k <= kXsmmMaxMnk) {  // m·n first: no overflow
             if (libxsmm_smmfunction f = xsmm_kernel(m, n, k)) {
                 f(static_cast<const float *>(b), static_cast<const float *>(a), static_cast<float *>(c));
                 // The JIT kernel returns with the upper halves of the vector registers dirty;
                 // the rest of the program (built without -mavx: SSE encodings, and libm) then
                 // ran 2.5x slower on PPO CartPole (AMD Zen 5) until the next vzeroupper.
-                if (xsmm_vzeroupper) asm volatile("vzeroupper" ::: "memory");
+#if defined(__x86_64__) || defined(__i386__)
+                if (xsmm_vzeroupper()) asm volatile("vzeroupper" ::: "memory");
+#endif
                 return TRL_OK;
             }
         }
