@@ -7,7 +7,7 @@
 //
 // Why libxsmm (tools/bench/README.md, measured by tools/bench/small_gemm.sh): for the products
 // a small RL network runs ([4,64]·[64,64] in the rollout, [128,64]·[64,64] and [64,128]·[128,64]
-// in the update) it took 2.3-3.9x less time per call than this machine's OpenBLAS, whose
+// in the update) it took 2.2-3.8x less time per call than this machine's OpenBLAS, whose
 // dynamic-arch build does not know the CPU and falls back to its AVX2 kernels, plus a copy
 // (packing) of each operand; libxsmm generates one AVX-512/AVX2 kernel per shape for the
 // running CPU at first use, without packing or a blocking strategy to choose per call.
@@ -132,15 +132,10 @@ int trl_last_launch_status(trl_ctx *ctx) { return ctx->last_launch; }
 
 #if defined(TRL_USE_LIBXSMM)
 // Products with m·n·k up to this go to a libxsmm kernel (libxsmm's own limit for its
-// small-matrix kernels is 64³; [128,64]·[64,64] measured 2.3x faster than OpenBLAS, so the limit
+// small-matrix kernels is 64³; [128,64]·[64,64] measured 2.2x faster than OpenBLAS, so the limit
 // here is 128³); larger ones to OpenBLAS, whose packing and cache blocking then pay off.
 static const long long kXsmmMaxMnk = 128LL * 128 * 128;
 
-/** libxsmm's kernel for the row-major f32 product C[m,n] = A[m,k]·B[k,n] (contiguous, beta 0),
- *  or null when libxsmm has none.  libxsmm is column-major: row-major C = A·B is column-major
- *  Cᵀ = Bᵀ·Aᵀ, so its (m, n, k) is (n, m, k) and the kernel is called with (B, A, C).  The last
- *  shapes asked for are kept per thread (a program calls a handful of shapes in a loop);
- *  libxsmm's own dispatch, a hash lookup, generates the kernel on the first call. */
 /** Whether the CPU has AVX, hence vzeroupper (libxsmm only emits AVX code where it does). */
 static bool xsmm_vzeroupper() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -151,6 +146,11 @@ static bool xsmm_vzeroupper() {
 #endif
 }
 
+/** libxsmm's kernel for the row-major f32 product C[m,n] = A[m,k]·B[k,n] (contiguous, beta 0),
+ *  or null when libxsmm has none.  libxsmm is column-major: row-major C = A·B is column-major
+ *  Cᵀ = Bᵀ·Aᵀ, so its (m, n, k) is (n, m, k) and the kernel is called with (B, A, C).  The last
+ *  shapes asked for are kept per thread (a program calls a handful of shapes in a loop);
+ *  libxsmm's own dispatch, a hash lookup, generates the kernel on the first call. */
 static libxsmm_smmfunction xsmm_kernel(long long m, long long n, long long k) {
     struct Entry {
         long long m, n, k;
