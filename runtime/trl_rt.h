@@ -172,8 +172,10 @@ void trl_runtime_error(const char *message);
 void *trl_scratch_alloc(unsigned long long bytes);
 
 /* Matrix product C[m,n] = A[m,k] · B[k,n] (row-major, contiguous, f32 or f64; A, B, C in
- * device memory: the arena or the workspace): OpenBLAS on the host (single-threaded, so the
- * summation order never depends on --threads), cuBLAS on the device.  k = 0 gives zeros. */
+ * device memory: the arena or the workspace): on the host a libxsmm kernel for f32 products
+ * with m·n·k <= 128³ when the runtime is built with TRL_USE_LIBXSMM, else OpenBLAS (one
+ * thread); both are called outside OpenMP regions, so the summation order never depends on
+ * --threads; cuBLAS on the device.  k = 0 gives zeros. */
 int trl_gemm(trl_ctx *ctx, int dtype, long long m, long long n, long long k, const void *a,
              const void *b, void *c);
 

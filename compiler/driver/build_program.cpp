@@ -2,6 +2,8 @@
 // build_program.h.  The commands are those of issue 4:
 //   host: $CXX -std=c++17 -O2 -march=native -fopenmp -ffp-contract=off -x c++ prog.cu -x none
 //         <runtime sources> -I<runtime> -lopenblas -o prog
+//         (with libxsmm found at configure time: -DTRL_USE_LIBXSMM ... libxsmm.a -lopenblas
+//         -lpthread -ldl; the standalone source, with the runtime inside, stays OpenBLAS only)
 //   cuda: $TRLC_NVCC -std=c++17 -O2 -fmad=false -gencode arch=compute_NN,code=sm_NN ...
 //         -gencode arch=compute_MM,code=compute_MM prog.cu <runtime sources> -I<runtime>
 //         -lcublas -o prog
@@ -202,13 +204,26 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
     if (target == "host") {
         tool_name = "the host C++ compiler";
         argv = host_flags(opts, olevel);
+        std::vector<std::string> libs = {"-lopenblas"};
+#if defined(TRLC_LIBXSMM_LIBRARY)
+        if (!opts.standalone) {
+            // Small f32 products through libxsmm (runtime/rt/trl_rt_host.cpp); its BLAS fallback
+            // (sgemm_) comes from OpenBLAS, which follows it.
+            argv.push_back("-DTRL_USE_LIBXSMM");
+            if (std::string(TRLC_LIBXSMM_INCLUDE_DIR) != "/usr/include")
+                argv.push_back("-I" TRLC_LIBXSMM_INCLUDE_DIR);
+            libs = {TRLC_LIBXSMM_LIBRARY, "-lopenblas", "-lpthread", "-ldl"};
+        }
+#endif
         for (const std::string &a : {std::string("-x"), std::string("c++"), cu, std::string("-x"), std::string("none")})
             argv.push_back(a);
         if (!opts.standalone)  // else the runtime is inside the source
             for (const std::string &a : {rt + "/rt/trl_rt_common.cpp", rt + "/rt/trl_rt_host.cpp",
                                          rt + "/trl_npy.cpp", rt + "/trl_json.cpp", "-I" + rt})
                 argv.push_back(a);
-        for (const std::string &a : {std::string("-lopenblas"), std::string("-o"), opts.output}) argv.push_back(a);
+        argv.insert(argv.end(), libs.begin(), libs.end());
+        argv.push_back("-o");
+        argv.push_back(opts.output);
     } else {
         tool_name = "nvcc";
         argv = {find_nvcc(), "-std=c++17", olevel, "-fmad=false"};
