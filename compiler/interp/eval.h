@@ -17,7 +17,7 @@
 // recursion.  Only the depth of one expression tree uses the C++ stack.
 //
 // Read nodes get their points from a pluggable PointSource: by default the evaluator itself
-// (tensor_point: memoized on-demand recursion, the point-wise mode); the scheduled interpreter
+// (tensor_point: memoized on-demand evaluation, the point-wise mode); the scheduled interpreter
 // (scheduled.cpp) plugs in its arena and runs equations itself with eval_equation.
 #include <cstdint>
 #include <memory>
