@@ -76,6 +76,10 @@ Evaluator::Evaluator(const ir::Program &prog, uint64_t seed) : prog_(prog), seed
             return specificity(t.equations[a]) > specificity(t.equations[b]);
         });
         order_.push_back(ord);
+        std::vector<std::vector<const ir::Node *>> reads;
+        for (const auto &eq : t.equations)
+            reads.push_back(eq.body ? reads_in_eval_order(*eq.body) : std::vector<const ir::Node *>{});
+        reads_.push_back(std::move(reads));
         streams_.push_back(stream_of(seed, t.name));
     }
     memo_.resize(prog.tensors.size());
@@ -83,51 +87,8 @@ Evaluator::Evaluator(const ir::Program &prog, uint64_t seed) : prog_(prog), seed
 
 void Evaluator::set_loaded(int t, Value v) {
     Entry &e = memo_[t][std::vector<int64_t>{}];
-    e.done = true;
+    e.state = State::Done;
     e.value = std::make_shared<const Value>(std::move(v));
-}
-
-std::string Evaluator::point_string(int t, const std::vector<int64_t> &point) const {
-    const ir::Tensor &x = prog_.tensors[t];
-    std::string s;
-    for (size_t k = 0; k < point.size(); ++k) {
-        if (k) s += ", ";
-        s += prog_.dims[x.dims[k]].name + " = " + std::to_string(point[k]);
-    }
-    return s;
-}
-
-std::shared_ptr<const Value> Evaluator::tensor_point(int t, const std::vector<int64_t> &point,
-                                                     Loc at) {
-    const ir::Tensor &x = prog_.tensors[t];
-    TRLC_ASSERT(point.size() == x.dims.size()) << "point of rank " << point.size() << " for " << x.name;
-    // Points are not limited to [0, bound): a shift pattern reaches past the bound (§3).
-    const std::vector<int64_t> &lin = point;
-    auto it = memo_[t].find(lin);
-    if (it != memo_[t].end()) {
-        if (it->second.done) return it->second.value;
-        throw RuntimeError{at,
-                           x.name + (point.empty() ? "" : " at " + point_string(t, point)) +
-                               " depends on itself (a dependence cycle)",
-                           {{x.loc, x.name + " is defined here"}}};
-    }
-    if (x.is_load)
-        throw RuntimeError{at, x.name + " has not been loaded", {}};
-    memo_[t][lin] = Entry{};  // in progress
-    std::vector<int64_t> env;
-    for (int ei : order_[t]) {
-        if (!match_equation(t, ei, point, env)) continue;
-        Value v = eval_equation(t, ei, env);
-        Entry &e = memo_[t][lin];
-        e.done = true;
-        e.value = std::make_shared<const Value>(std::move(v));
-        return e.value;
-    }
-    memo_[t].erase(lin);
-    throw RuntimeError{at,
-                       x.name + " is not defined at " + point_string(t, point) +
-                           " (no equation of " + x.name + " matches this point)",
-                       {{x.loc, x.name + " is defined here"}}};
 }
 
 bool Evaluator::match_equation(int t, int ei, const std::vector<int64_t> &point,
@@ -153,10 +114,16 @@ bool Evaluator::match_equation(int t, int ei, const std::vector<int64_t> &point,
 }
 
 Value Evaluator::eval_equation(int t, int ei, const std::vector<int64_t> &env) {
+    return eval_body(t, ei, env, nullptr);
+}
+
+Value Evaluator::eval_body(int t, int ei, const std::vector<int64_t> &env,
+                           const std::vector<const ir::Node *> *expect) {
     const ir::Tensor &x = prog_.tensors[t];
     const ir::Equation &eq = x.equations[ei];
-    Ctx c{&env, streams_[t], {}};
+    Ctx c{&env, streams_[t], {}, expect, 0};
     Value v = eval(*eq.body, c);
+    if (c.expect && c.next_read != c.expect->size()) ++order_mismatches_;
     c.cache.clear();
     if (!x.type.is_tuple && !v.is_tuple && v.dtype != x.type.dtype) {
         try {
@@ -171,7 +138,7 @@ Value Evaluator::eval_equation(int t, int ei, const std::vector<int64_t> &env) {
 
 std::shared_ptr<const Value> Evaluator::loaded(int t) const {
     auto it = memo_[t].find(std::vector<int64_t>{});
-    return it != memo_[t].end() && it->second.done ? it->second.value : nullptr;
+    return it != memo_[t].end() && it->second.state == State::Done ? it->second.value : nullptr;
 }
 
 Value Evaluator::eval_root(const ir::NodePtr &node, const std::vector<int64_t> &env,
@@ -201,6 +168,14 @@ const Value &Evaluator::eval(const ir::Node &n, Ctx &c) {
 
 Value Evaluator::eval_read(const ir::Node &n, Ctx &c) {
     const ir::Tensor &x = prog_.tensors.at(n.tensor);
+    if (c.expect) {  // the read list of demand.cpp must follow this evaluation order
+        if (c.next_read < c.expect->size() && (*c.expect)[c.next_read] == &n) {
+            ++c.next_read;
+        } else {
+            ++order_mismatches_;
+            c.expect = nullptr;
+        }
+    }
     std::vector<int64_t> point(n.index.size(), 0), lo, len;
     std::vector<size_t> slice_pos;
     for (size_t k = 0; k < n.index.size(); ++k) {
@@ -257,11 +232,19 @@ Value Evaluator::eval_uncached(const ir::Node &n, Ctx &c) {
     }
     case NodeKind::Read: return eval_read(n, c);
     case NodeKind::Unary: return unary(n.uop, eval(*n.args.at(0), c), n.type.dtype);
-    case NodeKind::Binary:
-        return binary(n.bop, eval(*n.args.at(0), c), eval(*n.args.at(1), c), n.type.dtype);
-    case NodeKind::Where:
-        return where(eval(*n.args.at(0), c), eval(*n.args.at(1), c), eval(*n.args.at(2), c),
-                     n.type.is_tuple ? ir::DType::F32 : n.type.dtype);
+    // Arguments are evaluated left to right (named first: C++ leaves the order of a call's
+    // arguments open), the order reads_in_eval_order lists the Reads in.
+    case NodeKind::Binary: {
+        const Value &a = eval(*n.args.at(0), c);
+        const Value &b = eval(*n.args.at(1), c);
+        return binary(n.bop, a, b, n.type.dtype);
+    }
+    case NodeKind::Where: {
+        const Value &cond = eval(*n.args.at(0), c);
+        const Value &a = eval(*n.args.at(1), c);
+        const Value &b = eval(*n.args.at(2), c);
+        return where(cond, a, b, n.type.is_tuple ? ir::DType::F32 : n.type.dtype);
+    }
     case NodeKind::Cast: return cast(eval(*n.args.at(0), c), n.type.dtype);
     case NodeKind::Builtin: return eval_builtin(n, c);
     case NodeKind::Index: return eval_index(n, c);
@@ -337,7 +320,10 @@ Value Evaluator::eval_builtin(const ir::Node &n, Ctx &c) {
     case BuiltinOp::LogSoftmax:
         return softmax(arg(0), n.has_axes && !n.axes.empty() ? n.axes[0] : -1,
                        n.builtin == BuiltinOp::LogSoftmax, dt);
-    case BuiltinOp::MatMul: return matmul(arg(0), arg(1), dt);
+    case BuiltinOp::MatMul: {
+        const Value &a = arg(0);
+        return matmul(a, arg(1), dt);
+    }
     case BuiltinOp::Transpose: return transpose(arg(0), n.has_axes ? n.axes : std::vector<int64_t>{});
     case BuiltinOp::Reshape: return reshape(arg(0), shape_of(n.type, *c.env));
     case BuiltinOp::Concat:
@@ -347,9 +333,15 @@ Value Evaluator::eval_builtin(const ir::Node &n, Ctx &c) {
         return concat(xs, axis, n.builtin == BuiltinOp::Stack, dt);
     }
     case BuiltinOp::OneHot: return one_hot(cast(arg(0), ir::DType::I32), n.int_attr, dt);
-    case BuiltinOp::Gather: return take(arg(0), cast(arg(1), ir::DType::I32), axis);
+    case BuiltinOp::Gather: {
+        const Value &a = arg(0);
+        return take(a, cast(arg(1), ir::DType::I32), axis);
+    }
     case BuiltinOp::Cumsum: return cumsum(arg(0), axis, n.has_axes && !n.axes.empty(), dt);
-    case BuiltinOp::DiscountedCumsum: return discounted_cumsum(arg(0), arg(1), axis, dt);
+    case BuiltinOp::DiscountedCumsum: {
+        const Value &a = arg(0);
+        return discounted_cumsum(a, arg(1), axis, dt);
+    }
     case BuiltinOp::Arange: {
         Shape s = shape_of(n.type, *c.env);
         if (s.size() != 1) throw OpError{"arange() result must have rank 1"};
@@ -380,8 +372,15 @@ Value Evaluator::eval_builtin(const ir::Node &n, Ctx &c) {
     }
     case BuiltinOp::Uniform: return uniform(arg(0), shape_of(n.type, *c.env), dt);
     case BuiltinOp::Normal: return normal(arg(0), shape_of(n.type, *c.env), dt);
-    case BuiltinOp::Categorical: return categorical(arg(0), arg(1));
-    case BuiltinOp::Clamp: return clamp(arg(0), arg(1), arg(2), dt);
+    case BuiltinOp::Categorical: {
+        const Value &k = arg(0);
+        return categorical(k, arg(1));
+    }
+    case BuiltinOp::Clamp: {
+        const Value &a = arg(0);
+        const Value &lo = arg(1);
+        return clamp(a, lo, arg(2), dt);
+    }
     case BuiltinOp::FoldIn: {
         const Value &k = arg(0);
         const Value &v = arg(1);
@@ -393,7 +392,10 @@ Value Evaluator::eval_builtin(const ir::Node &n, Ctx &c) {
         r.keys[0] = trl::fold_in(k.keys[0], static_cast<int32_t>(cast(v, ir::DType::I32).data[0]));
         return r;
     }
-    case BuiltinOp::Orthogonal: return orthogonal(arg(0), shape_of(n.type, *c.env), arg(1), dt);
+    case BuiltinOp::Orthogonal: {
+        const Value &k = arg(0);
+        return orthogonal(k, shape_of(n.type, *c.env), arg(1), dt);
+    }
     case BuiltinOp::Permutation: return permutation(arg(0), shape_of(n.type, *c.env).at(0));
     }
     internal_error("unknown builtin", __FILE__, __LINE__);

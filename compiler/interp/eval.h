@@ -6,11 +6,18 @@
 // var in [0, bound), guard true), evaluates its body with the variables bound, converts the
 // result to x's dtype and remembers it.  A point no equation defines (points may lie past a
 // dim's bound when a shift pattern reaches there) and a point that is already being evaluated
-// (a dependence cycle) are run-time errors at the Read that asked for it.  Recursion follows the
-// dependences, so the caller must run on a large stack (interpreter.cpp uses a 2 GiB thread).
+// (a dependence cycle) are run-time errors at the Read that asked for it.
+//
+// Evaluation does not recurse along dependences: demand.cpp keeps the chain of pending points
+// on a heap work stack (ret[0] needs ret[1] needs … ret[10^7-1] is 10^7 frames of 64 bytes, not
+// 10^7 nested C++ calls).  Before a pending point's body runs, the points its Reads will ask
+// for (listed per equation, in evaluation order) are computed first; a Read of a point that is
+// still missing suspends the body (it is rerun once that point is done).  The result, the order
+// in which points are computed and the first error are those of the plain depth-first
+// recursion.  Only the depth of one expression tree uses the C++ stack.
 //
 // Read nodes get their points from a pluggable PointSource: by default the evaluator itself
-// (tensor_point: memoized on-demand recursion, the point-wise mode); the scheduled interpreter
+// (tensor_point: memoized on-demand evaluation, the point-wise mode); the scheduled interpreter
 // (scheduled.cpp) plugs in its arena and runs equations itself with eval_equation.
 #include <cstdint>
 #include <memory>
@@ -76,16 +83,43 @@ public:
     /** Number of tensor points evaluated so far (for tests). */
     int64_t points_evaluated() const { return points_; }
 
+    /** Number of bodies whose Reads ran in another order than their equation's read list
+     *  (demand.cpp): 0 unless that list and eval() disagree (for tests). */
+    int64_t read_order_mismatches() const { return order_mismatches_; }
+
+    /** Largest number of points pending at once in on-demand evaluation (for tests). */
+    int64_t max_pending() const { return max_pending_; }
+
+    /** Off: compute no dependence ahead of a body; every missing point suspends its reader
+     *  (the fallback path of demand.cpp alone, for tests).  On by default. */
+    void set_prefetch(bool on) { prefetch_ = on; }
+
 private:
+    enum class State : uint8_t { Pending, Done, Failed };
     struct Entry {
-        bool done = false;
-        std::shared_ptr<const Value> value;
+        State state = State::Pending;
+        std::shared_ptr<const Value> value;  // Done
     };
     struct Ctx {
         const std::vector<int64_t> *env;
         trl::Philox2x32Key stream;
         std::unordered_map<const ir::Node *, Value> cache;
+        const std::vector<const ir::Node *> *expect = nullptr;  // reads in order, to check
+        size_t next_read = 0;
     };
+    struct Frame;
+
+    // demand.cpp: the work-stack driver.
+    std::shared_ptr<const Value> demand(int t, const std::vector<int64_t> &point, Loc at, int ei,
+                                        const std::vector<int64_t> &env);
+    bool prefetch(std::vector<Frame> &work);
+    void push_frame(std::vector<Frame> &work, int t, const std::vector<int64_t> &point, Loc at,
+                    int ei, const std::vector<int64_t> &env);
+    int find_equation(int t, const std::vector<int64_t> &point, std::vector<int64_t> &env) const;
+    RuntimeError cycle_error(int t, const std::vector<int64_t> &point, Loc at) const;
+    RuntimeError undefined_error(int t, const std::vector<int64_t> &point, Loc at) const;
+    Value eval_body(int t, int ei, const std::vector<int64_t> &env,
+                    const std::vector<const ir::Node *> *expect);
 
     const Value &eval(const ir::Node &n, Ctx &c);
     Value eval_uncached(const ir::Node &n, Ctx &c);
@@ -103,6 +137,8 @@ private:
     uint64_t seed_;
     PointSource *source_ = nullptr;
     std::vector<std::vector<int>> order_;  // per tensor: equation indices, most specific first
+    // per tensor, per equation: its body's Read nodes in the order eval() reaches them
+    std::vector<std::vector<std::vector<const ir::Node *>>> reads_;
     std::vector<trl::Philox2x32Key> streams_;
     struct PointHash {
         size_t operator()(const std::vector<int64_t> &p) const {
@@ -112,8 +148,19 @@ private:
         }
     };
     std::vector<std::unordered_map<std::vector<int64_t>, Entry, PointHash>> memo_;
+    // errors of points that failed during the current demand (State::Failed in memo_)
+    std::unordered_map<const Entry *, RuntimeError> failed_;
+    std::vector<int64_t> env_stack_;  // the variable values of the frames of the work stack
+    bool driving_ = false;            // inside demand(): a missing point suspends its reader
+    bool prefetch_ = true;
     int64_t points_ = 0;
+    int64_t order_mismatches_ = 0;
+    int64_t max_pending_ = 0;
 };
+
+/** The Read nodes of "body" in the order Evaluator::eval reaches them (each node once, as
+ *  eval caches a node shared within one body; only the arguments a builtin evaluates). */
+std::vector<const ir::Node *> reads_in_eval_order(const ir::Node &body);
 
 /** Value of an index expression at the variable values "env". */
 int64_t eval_index_expr(const ir::IndexExpr &e, const std::vector<int64_t> &env);

@@ -1,7 +1,8 @@
 // interpreter — `trlc --interpret`: loads, then every emit (all points of the first emit in
 // lexicographic order, then the next emit, …), then every save, in program order.  Evaluation
-// recurses along dependences (a reverse recurrence over T = 100000 nests 100000 deep), so it
-// runs on a thread with a 2 GiB stack (reserved address space; only touched pages are used).
+// does not recurse along dependences (pending points wait on a heap work stack, demand.cpp),
+// but it does recurse over the depth of one expression tree, so it runs on a thread with a
+// 2 GiB stack (reserved address space; only touched pages are used).
 #include "interp/interpreter.h"
 
 #include <pthread.h>

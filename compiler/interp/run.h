@@ -25,8 +25,8 @@ std::string emit_line(Evaluator &ev, const ir::Emit &e, const std::vector<int64_
  *  RuntimeError at the save when the value cannot be saved or the file cannot be written. */
 void write_save(const ir::Save &s, const Value &v, const std::string &dir);
 
-/** Run "fn" on a thread with a 2 GiB stack (smaller ones, then this thread, as fallbacks);
- *  an exception thrown by "fn" is rethrown here. */
+/** Run "fn" on a thread with a 2 GiB stack (smaller ones, then this thread, as fallbacks), for
+ *  deep expression trees; an exception thrown by "fn" is rethrown here. */
 void run_on_big_stack(const std::function<void()> &fn);
 
 }  // namespace trlc::interp

@@ -79,9 +79,15 @@ private:
 
     isl_local_space *ls() const { return isl_local_space_from_space(iter_space_.copy()); }
 
-    isl_pw_aff *constant(int64_t v) const {
-        return isl_pw_aff_from_aff(
-            isl_aff_val_on_domain(ls(), isl_val_int_from_si(ctx_, v)));
+    // Leaves are made with the C API (the C++ bindings lack local spaces) and owned at once;
+    // everything above them uses the bindings, so an Unsupported thrown midway leaks nothing.
+    isl::pw_aff constant(int64_t v) const {
+        return isl::manage(isl_pw_aff_from_aff(isl_aff_val_on_domain(ls(), isl_val_int_from_si(ctx_, v))));
+    }
+
+    isl::pw_aff var(enum isl_dim_type type, int pos) const {
+        return isl::manage(
+            isl_pw_aff_from_aff(isl_aff_var_on_domain(ls(), type, static_cast<unsigned>(pos))));
     }
 
     int64_t int_of(const AstExpr &e) const {
@@ -92,76 +98,70 @@ private:
     }
 
     /** The value of "e" as a piecewise quasi-affine function of the iterators. */
-    isl_pw_aff *value(const AstExpr &e) const {
+    isl::pw_aff value(const AstExpr &e) const {
         auto arg = [&](size_t k) { return value(*e.args.at(k)); };
         switch (e.op) {
         case AstExpr::Int: return constant(e.value);
-        case AstExpr::Var:
-            return isl_pw_aff_from_aff(
-                isl_aff_var_on_domain(ls(), isl_dim_set, static_cast<unsigned>(e.var)));
+        case AstExpr::Var: return var(isl_dim_set, e.var);
         case AstExpr::Bound:
             if (e.var < 0 || e.var >= static_cast<int>(params_.size()))
                 throw Unsupported{"a bound that is no parameter"};
-            return isl_pw_aff_from_aff(
-                isl_aff_var_on_domain(ls(), isl_dim_param, static_cast<unsigned>(e.var)));
-        case AstExpr::Neg: return isl_pw_aff_neg(arg(0));
-        case AstExpr::Add: return isl_pw_aff_add(arg(0), arg(1));
-        case AstExpr::Sub: return isl_pw_aff_sub(arg(0), arg(1));
+            return var(isl_dim_param, e.var);
+        case AstExpr::Neg: return arg(0).neg();
+        case AstExpr::Add: return arg(0).add(arg(1));
+        case AstExpr::Sub: return arg(0).sub(arg(1));
         case AstExpr::Mul: {
             const AstExpr &a = *e.args.at(0), &b = *e.args.at(1);
             bool a_const = a.op == AstExpr::Int ||
                            (a.op == AstExpr::Neg && a.args.at(0)->op == AstExpr::Int);
-            if (a_const) return isl_pw_aff_scale_val(arg(1), isl_val_int_from_si(ctx_, int_of(a)));
-            return isl_pw_aff_scale_val(arg(0), isl_val_int_from_si(ctx_, int_of(b)));
+            if (a_const) return arg(1).scale(int_of(a));
+            return arg(0).scale(int_of(b));
         }
         case AstExpr::FloorDiv: {
             int64_t d = int_of(*e.args.at(1));
             if (d == 0) throw Unsupported{"a division by zero"};
-            return isl_pw_aff_floor(
-                isl_pw_aff_scale_down_val(arg(0), isl_val_int_from_si(ctx_, d)));
+            return arg(0).scale_down(d).floor();
         }
         case AstExpr::Mod: {
             int64_t m = int_of(*e.args.at(1));
             if (m <= 0) throw Unsupported{"a modulo by a non-positive number"};
-            return isl_pw_aff_mod_val(arg(0), isl_val_int_from_si(ctx_, m));
+            return arg(0).mod(m);
         }
         case AstExpr::Min: case AstExpr::Max: {
-            isl_pw_aff *v = arg(0);
+            isl::pw_aff v = arg(0);
             for (size_t k = 1; k < e.args.size(); ++k)
-                v = e.op == AstExpr::Min ? isl_pw_aff_min(v, arg(k)) : isl_pw_aff_max(v, arg(k));
+                v = e.op == AstExpr::Min ? v.min(arg(k)) : v.max(arg(k));
             return v;
         }
-        case AstExpr::Select:
-            return isl_pw_aff_cond(isl_set_indicator_function(cond(*e.args.at(0))), arg(1),
-                                   arg(2));
+        case AstExpr::Select: return cond(*e.args.at(0)).indicator_function().cond(arg(1), arg(2));
         case AstExpr::Lt: case AstExpr::Le: case AstExpr::Gt: case AstExpr::Ge:
         case AstExpr::Eq: case AstExpr::And: case AstExpr::Or:
-            return isl_set_indicator_function(cond(e));
+            return cond(e).indicator_function();
         }
         throw Unsupported{"an unknown expression"};
     }
 
     /** The iterator values where "e" is true (non-zero). */
-    isl_set *cond(const AstExpr &e) const {
+    isl::set cond(const AstExpr &e) const {
         auto arg = [&](size_t k) { return value(*e.args.at(k)); };
         switch (e.op) {
-        case AstExpr::Lt: return isl_pw_aff_lt_set(arg(0), arg(1));
-        case AstExpr::Le: return isl_pw_aff_le_set(arg(0), arg(1));
-        case AstExpr::Gt: return isl_pw_aff_gt_set(arg(0), arg(1));
-        case AstExpr::Ge: return isl_pw_aff_ge_set(arg(0), arg(1));
-        case AstExpr::Eq: return isl_pw_aff_eq_set(arg(0), arg(1));
+        case AstExpr::Lt: return arg(0).lt_set(arg(1));
+        case AstExpr::Le: return arg(0).le_set(arg(1));
+        case AstExpr::Gt: return arg(0).gt_set(arg(1));
+        case AstExpr::Ge: return arg(0).ge_set(arg(1));
+        case AstExpr::Eq: return arg(0).eq_set(arg(1));
         case AstExpr::And: {
-            isl_set *s = isl_set_universe(iter_space_.copy());
-            for (const AstExprPtr &a : e.args) s = isl_set_intersect(s, cond(*a));
+            isl::set s = isl::set::universe(iter_space_);
+            for (const AstExprPtr &a : e.args) s = s.intersect(cond(*a));
             return s;
         }
         case AstExpr::Or: {
-            isl_set *s = isl_set_empty(iter_space_.copy());
-            for (const AstExprPtr &a : e.args) s = isl_set_union(s, cond(*a));
+            isl::set s = isl::set::empty(iter_space_);
+            for (const AstExprPtr &a : e.args) s = s.unite(cond(*a));
             return s;
         }
         default:
-            return isl_pw_aff_ne_set(value(e), constant(0));
+            return value(e).ne_set(constant(0));
         }
     }
 
@@ -176,7 +176,7 @@ private:
             }
             return;
         case LoopNode::If: {
-            isl::set c = isl::manage(cond(*n.if_cond));
+            isl::set c = cond(*n.if_cond);
             path.push_back({false, 0});
             walk(*n.children.at(0), where.intersect(c), path);
             path.pop_back();
@@ -192,24 +192,17 @@ private:
                 throw Unsupported{"a loop whose step is not a positive constant"};
             int64_t step = n.step->value;
             unsigned v = static_cast<unsigned>(n.var);
-            isl::pw_aff it = isl::manage(isl_pw_aff_from_aff(
-                isl_aff_var_on_domain(ls(), isl_dim_set, v)));
-            isl::pw_aff init = isl::manage(value(*n.init));
-            isl::set c = isl::manage(cond(*n.cond));
+            isl::pw_aff it = var(isl_dim_set, n.var);
+            isl::pw_aff init = value(*n.init);
+            isl::set c = cond(*n.cond);
             // { c : c >= init and c = init + step * k for some k >= 0 }
-            isl::set from = isl::manage(isl_pw_aff_ge_set(it.copy(), init.copy()));
-            if (step > 1) {
-                isl::pw_aff diff = isl::manage(isl_pw_aff_mod_val(
-                    isl_pw_aff_sub(it.copy(), init.copy()), isl_val_int_from_si(ctx_, step)));
-                from = from.intersect(isl::manage(isl_pw_aff_eq_set(diff.release(), constant(0))));
-            }
+            isl::set from = it.ge_set(init);
+            if (step > 1) from = from.intersect(it.sub(init).mod(step).eq_set(constant(0)));
             // cond must be a prefix condition: no c past init where cond holds but not at c - step.
             isl::set outer = where;  // the loop's own iterator is free in "where"
-            isl::set prev_false = isl::manage(isl_set_preimage_multi_aff(
-                isl_set_complement(c.copy()), shift_var(v, -step)));
+            isl::set prev_false = c.complement().preimage(isl::manage(shift_var(v, -step)));
             isl::set gap = outer.intersect(from).intersect(c).intersect(prev_false).intersect(
-                isl::manage(isl_pw_aff_ge_set(it.copy(),
-                                              isl_pw_aff_add(init.copy(), constant(step)))));
+                it.ge_set(init.add(constant(step))));
             if (!gap.is_empty())
                 throw Unsupported{"a loop condition that is not an upper bound"};
             path.push_back({true, n.var});
@@ -256,11 +249,13 @@ private:
         isl::map to_time = isl::manage(isl_map_from_multi_aff(time)).intersect_domain(where);
         // iterators -> instance
         isl_space *isp = isl_space_map_from_domain_and_range(iter_space_.copy(), set_space(0));
-        isl_map *inst = isl_map_universe(isp);
-        for (const AstExprPtr &a : n.args)
-            inst = isl_map_flat_range_product(inst, isl_map_from_pw_aff(value(*a)));
-        inst = isl_map_set_tuple_name(inst, isl_dim_out, st.name.c_str());
-        isl::map to_inst = isl::manage(inst).intersect_domain(where);
+        isl::map inst = isl::manage(isl_map_universe(isp));
+        for (const AstExprPtr &a : n.args) {
+            isl::pw_aff v = value(*a);  // may throw Unsupported: hold nothing raw across it
+            inst = isl::manage(isl_map_flat_range_product(inst.release(), isl_map_from_pw_aff(v.release())));
+        }
+        inst = isl::manage(isl_map_set_tuple_name(inst.release(), isl_dim_out, st.name.c_str()));
+        isl::map to_inst = inst.intersect_domain(where);
         out_ = out_.unite(isl::union_map(to_inst.reverse().apply_range(to_time)));
     }
 

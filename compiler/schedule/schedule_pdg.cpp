@@ -113,7 +113,7 @@ isl::map last_element(const isl::map &rel) {
     size_t best_size = 0;
     last.foreach_basic_map([&](isl::basic_map bm) {
         isl::set d = isl::map(bm).domain();
-        isl::val card = isl::manage(isl_set_count_val(d.copy()));
+        isl::val card = isl::manage(isl_set_count_val(d.get()));  // __isl_keep set
         size_t n = card.is_int() ? static_cast<size_t>(card.get_num_si()) : 0;
         if (best.is_null() || n > best_size) {
             best = bm;
