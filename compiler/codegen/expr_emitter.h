@@ -128,8 +128,8 @@ inline std::string affine_c(const ir::Affine &a) {
 inline std::string index_c(const ir::IndexExpr &e) {
     switch (e.kind) {
     case ir::IndexExpr::Aff: return affine_c(e.aff);
-    case ir::IndexExpr::Min: return "trlg_min(" + index_c(*e.a) + ", " + index_c(*e.b) + ")";
-    case ir::IndexExpr::Max: return "trlg_max(" + index_c(*e.a) + ", " + index_c(*e.b) + ")";
+    case ir::IndexExpr::Min: return "trl::min_i64(" + index_c(*e.a) + ", " + index_c(*e.b) + ")";
+    case ir::IndexExpr::Max: return "trl::max_i64(" + index_c(*e.a) + ", " + index_c(*e.b) + ")";
     }
     return "0";
 }
@@ -155,10 +155,10 @@ inline std::string ast_c(const AstExpr &e) {
     case AstExpr::Add: return chain("+");
     case AstExpr::Sub: return chain("-");
     case AstExpr::Mul: return chain("*");
-    case AstExpr::FloorDiv: return call("trlg_floordiv");
-    case AstExpr::Mod: return call("trlg_pmod");
-    case AstExpr::Min: return join("trlg_min");
-    case AstExpr::Max: return join("trlg_max");
+    case AstExpr::FloorDiv: return call("trl::floordiv_i64");
+    case AstExpr::Mod: return call("trl::pmod_i64");
+    case AstExpr::Min: return join("trl::min_i64");
+    case AstExpr::Max: return join("trl::max_i64");
     case AstExpr::Select: return "(" + a(0) + " ? " + a(1) + " : " + a(2) + ")";
     case AstExpr::Lt: return chain("<");
     case AstExpr::Le: return chain("<=");
@@ -294,7 +294,7 @@ public:
     static std::vector<std::string> dims_of(const ir::Type &t) {
         std::vector<std::string> d;
         for (const auto &e : t.shape)
-            d.push_back(e.is_static() ? lit_int(e.max_value) : "trlg_max(0LL, " + index_c(*e.dynamic) + ")");
+            d.push_back(e.is_static() ? lit_int(e.max_value) : "trl::max_i64(0LL, " + index_c(*e.dynamic) + ")");
         return d;
     }
 
@@ -404,47 +404,46 @@ public:
     }
 
     std::string unary_expr(UnaryOp op, DType dt, const std::string &x, const Loc &loc) {
+        if (op == UnaryOp::Not && dt == DType::Bool) return "!" + x;
         if (dt == DType::F32 || dt == DType::F64) {
-            // f32 calls libm's float functions (expf, …; tanh: trl::tanh_f32) and f32 literals, as
-            // value.cpp does.
-            const std::string f = dt == DType::F32 ? "f" : "";
-            const std::string zero = "0.0" + f, one = "1.0" + f;
-            auto call = [&](const char *fn) { return fn + f + "(" + x + ")"; };
+            // One element: the function of runtime/trl_ops.h, trl_math.h or libm that the
+            // interpreter calls (f32: the float functions, expf, …; tanh: trl::tanh_f32).
+            bool f = dt == DType::F32;
+            const char *fn = nullptr;
             switch (op) {
-            case UnaryOp::Neg: return "-" + x;
-            case UnaryOp::Exp: return call("exp");
-            case UnaryOp::Log: return call("log");
-            case UnaryOp::Sqrt: return call("sqrt");
-            case UnaryOp::Tanh:  // f32: runtime/trl_math.h, the interpreter's correctly rounded tanh
-                return dt == DType::F32 ? "trl::tanh_f32(" + x + ")" : call("tanh");
-            case UnaryOp::Sigmoid: return one + " / (" + one + " + exp" + f + "(-" + x + "))";
-            case UnaryOp::Relu:
-                return "(" + x + " != " + x + " ? " + x + " : (" + x + " > " + zero + " ? " + x + " : " + zero + "))";
-            case UnaryOp::Abs: return call("fabs");
-            case UnaryOp::Sin: return call("sin");
-            case UnaryOp::Cos: return call("cos");
-            case UnaryOp::Floor: return call("floor");
-            case UnaryOp::Ceil: return call("ceil");
-            case UnaryOp::Sign:
-                return "(" + x + " > " + zero + " ? " + one + " : " + x + " < " + zero + " ? -" + one + " : " + x + ")";
-            case UnaryOp::StopGrad: return x;
-            case UnaryOp::Not: return "(" + x + " == " + zero + ")";
-            }
-        } else if (dt == DType::I32) {
-            switch (op) {
-            case UnaryOp::Neg: return "trlg_chk_i32(-(long long)" + x + ", TRLG_OP_NEGATION, " + site(loc) + ")";
-            case UnaryOp::Abs:
-                return "trlg_chk_i32(" + x + " < 0 ? -(long long)" + x + " : (long long)" + x + ", TRLG_OP_ABS, " + site(loc) + ")";
-            case UnaryOp::Relu: return "(" + x + " > 0 ? " + x + " : 0)";
-            case UnaryOp::Sign: return "(int32_t)(" + x + " > 0 ? 1 : " + x + " < 0 ? -1 : 0)";
-            case UnaryOp::Floor:
-            case UnaryOp::Ceil:
-            case UnaryOp::StopGrad: return x;
-            case UnaryOp::Not: return "(" + x + " == 0)";
+            case UnaryOp::Neg: fn = "-"; break;
+            case UnaryOp::Exp: fn = f ? "expf" : "exp"; break;
+            case UnaryOp::Log: fn = f ? "logf" : "log"; break;
+            case UnaryOp::Sqrt: fn = f ? "sqrtf" : "sqrt"; break;
+            case UnaryOp::Tanh: fn = f ? "trl::tanh_f32" : "tanh"; break;
+            case UnaryOp::Sigmoid: fn = f ? "trl::sigmoid_f32" : "trl::sigmoid_f64"; break;
+            case UnaryOp::Relu: fn = f ? "trl::relu_f32" : "trl::relu_f64"; break;
+            case UnaryOp::Abs: fn = f ? "fabsf" : "fabs"; break;
+            case UnaryOp::Sin: fn = f ? "sinf" : "sin"; break;
+            case UnaryOp::Cos: fn = f ? "cosf" : "cos"; break;
+            case UnaryOp::Floor: fn = f ? "floorf" : "floor"; break;
+            case UnaryOp::Ceil: fn = f ? "ceilf" : "ceil"; break;
+            case UnaryOp::Sign: fn = f ? "trl::sign_f32" : "trl::sign_f64"; break;
+            case UnaryOp::StopGrad: fn = ""; break;
             default: break;
             }
-        } else if (dt == DType::Bool && op == UnaryOp::Not) {
-            return "!" + x;
+            if (fn) return fn + ("(" + x + ")");
+        } else if (dt == DType::I32) {
+            // One element in long long (runtime/trl_ops.h); negation and abs check the i32 range.
+            const char *fn = nullptr, *check = nullptr;
+            switch (op) {
+            case UnaryOp::Neg: fn = "trl::neg_i32", check = "NEGATION"; break;
+            case UnaryOp::Abs: fn = "trl::abs_i32", check = "ABS"; break;
+            case UnaryOp::Relu: fn = "trl::relu_i32"; break;
+            case UnaryOp::Sign: fn = "trl::sign_i32"; break;
+            case UnaryOp::Floor:
+            case UnaryOp::Ceil:
+            case UnaryOp::StopGrad: fn = "trl::same_i32"; break;
+            default: break;
+            }
+            if (fn && check)
+                return std::string("trlg_chk_i32(") + fn + "(" + x + "), TRLG_OP_" + check + ", " + site(loc) + ")";
+            if (fn) return std::string("(int32_t)") + fn + "(" + x + ")";
         }
         unsupported(loc, "this unary operation on " + std::string(ir::dtype_name(dt)));
     }
@@ -474,10 +473,10 @@ public:
             case BinaryOp::Sub: return a + " - " + b;
             case BinaryOp::Mul: return a + " * " + b;
             case BinaryOp::Div: return a + " / " + b;
-            case BinaryOp::Mod: return (f ? "trlg_pymodf(" : "trlg_pymod(") + a + ", " + b + ")";
+            case BinaryOp::Mod: return (f ? "trl::pymod_f32(" : "trl::pymod_f64(") + a + ", " + b + ")";
             case BinaryOp::Pow: return (f ? "powf(" : "pow(") + a + ", " + b + ")";
-            case BinaryOp::Min: return (f ? "trlg_fminf(" : "trlg_fmin(") + a + ", " + b + ")";
-            case BinaryOp::Max: return (f ? "trlg_fmaxf(" : "trlg_fmax(") + a + ", " + b + ")";
+            case BinaryOp::Min: return (f ? "trl::min_f32(" : "trl::min_f64(") + a + ", " + b + ")";
+            case BinaryOp::Max: return (f ? "trl::max_f32(" : "trl::max_f64(") + a + ", " + b + ")";
             default: break;
             }
         } else if (dt == DType::I32) {
@@ -563,7 +562,7 @@ public:
         for (size_t d = 0; d < b.modulus.size() && d < p.size(); ++d) {
             if (b.modulus[d] == 1 || b.stride[d] == 0) continue;
             std::string rel = b.lower[d] == 0 ? p[d] : p[d] + " - " + lit_int(b.lower[d]);
-            std::string term = "trlg_pmod(" + rel + ", " + lit_int(b.modulus[d]) + ")";
+            std::string term = "trl::pmod_i64(" + rel + ", " + lit_int(b.modulus[d]) + ")";
             if (b.stride[d] != 1) term += " * " + lit_int(b.stride[d]);
             slot += (slot.empty() ? "" : " + ") + term;
         }
@@ -610,7 +609,7 @@ public:
             }
             std::string lo = fresh("lo"), len = fresh("len");
             line("const long long " + lo + " = " + index_c(*ri.lo) + ";");
-            line("const long long " + len + " = trlg_max(0LL, " + index_c(*ri.hi) + " - " + lo + ");");
+            line("const long long " + len + " = trl::max_i64(0LL, " + index_c(*ri.hi) + " - " + lo + ");");
             slice_pos.push_back(k);
             los.push_back(lo);
             lens.push_back(len);
@@ -992,12 +991,12 @@ public:
                     }
                     line("long long " + name + " = " + index_c(*e) + ";");
                     line("if (" + name + " < 0) " + name + " += " + size + ";");
-                    line(name + " = trlg_min(trlg_max(" + name + ", 0LL), (long long)" + size + ");");
+                    line(name + " = trl::min_i64(trl::max_i64(" + name + ", 0LL), (long long)" + size + ");");
                 };
                 norm(si.lo, "0", l);
                 norm(si.hi, size, h);
                 std::string ln = fresh("len");
-                line("const long long " + ln + " = trlg_max(0LL, " + h + " - " + l + ");");
+                line("const long long " + ln + " = trl::max_i64(0LL, " + h + " - " + l + ");");
                 lo[d] = l;
                 len[d] = ln;
                 continue;
@@ -1587,31 +1586,7 @@ TRL_HOST_DEVICE TRLG_DEVICE_NOINLINE inline void trlg_orthogonal_f64(trl::RngKey
                                                                      double gain, double *out, double *work) {
     trl::orthogonal_f64(key, rows, cols, gain, out, work);
 }
-// ---- helpers: integer and float semantics of the reference interpreter (interp/value.cpp)
-TRL_HOST_DEVICE inline long long trlg_min(long long a, long long b) { return a < b ? a : b; }
-TRL_HOST_DEVICE inline long long trlg_max(long long a, long long b) { return a > b ? a : b; }
-TRL_HOST_DEVICE inline long long trlg_pmod(long long a, long long m) {
-    long long r = a % m;
-    return r != 0 && ((r < 0) != (m < 0)) ? r + m : r;
-}
-TRL_HOST_DEVICE inline long long trlg_floordiv(long long a, long long b) {
-    long long q = a / b;
-    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-TRL_HOST_DEVICE inline float trlg_pymodf(float a, float b) {
-    float r = fmodf(a, b);
-    if (r != 0 && ((r < 0) != (b < 0))) r += b;
-    return r;
-}
-TRL_HOST_DEVICE inline double trlg_pymod(double a, double b) {
-    double r = fmod(a, b);
-    if (r != 0 && ((r < 0) != (b < 0))) r += b;
-    return r;
-}
-TRL_HOST_DEVICE inline float trlg_fminf(float x, float y) { return (x != x || y != y) ? (float)NAN : (y < x ? y : x); }
-TRL_HOST_DEVICE inline float trlg_fmaxf(float x, float y) { return (x != x || y != y) ? (float)NAN : (y > x ? y : x); }
-TRL_HOST_DEVICE inline double trlg_fmin(double x, double y) { return (x != x || y != y) ? (double)NAN : (y < x ? y : x); }
-TRL_HOST_DEVICE inline double trlg_fmax(double x, double y) { return (x != x || y != y) ? (double)NAN : (y > x ? y : x); }
+// ---- the element kernels shared with the reference interpreter: runtime/trl_ops.h
 )";
 
 inline std::string c_string(const std::string &s) {
@@ -1790,14 +1765,14 @@ TRL_HOST_DEVICE inline int32_t trlg_idiv(int32_t a, int32_t b, const char *arena
         trlg_raise(arena, f, l, c, TRLG_E_DIV0, 0, 0, 0);
         return 0;
     }
-    return trlg_chk_i32(trlg_floordiv(a, b), TRLG_OP_DIVISION, arena, f, l, c);
+    return trlg_chk_i32(trl::floordiv_i64(a, b), TRLG_OP_DIVISION, arena, f, l, c);
 }
 TRL_HOST_DEVICE inline int32_t trlg_imod(int32_t a, int32_t b, const char *arena, int f, int l, int c) {
     if (b == 0) {
         trlg_raise(arena, f, l, c, TRLG_E_MOD0, 0, 0, 0);
         return 0;
     }
-    return (int32_t)trlg_pmod(a, b);
+    return (int32_t)trl::pmod_i64(a, b);
 }
 TRL_HOST_DEVICE inline int32_t trlg_ipow(int32_t x, int32_t b, const char *arena, int f, int l, int c) {
     if (b < 0) {
