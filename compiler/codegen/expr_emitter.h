@@ -10,6 +10,7 @@
 // the compute dtype of each op, the float libm functions for f32, Python-style modulo, NaN rules
 // of min/max.  Integer overflow and out-of-range errors that the interpreter reports are not
 // checked here (yet).
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -21,6 +22,7 @@
 
 #include "codegen/emit_program.h"
 #include "ir/ir.h"
+#include "ir/ops.h"
 #include "memory/memplan.h"
 #include "schedule/schedule.h"
 
@@ -403,47 +405,21 @@ public:
                "), (double)(" + c + "));";
     }
 
+    /** One element of unary "op" on "x" of dtype "dt": a call of the kernel that ir/ops.def
+     *  names (runtime/trl_ops.h, trl_math.h or libm; the interpreter calls the same function).
+     *  On i32 the kernel computes in long long; a checked row's result must fit i32. */
     std::string unary_expr(UnaryOp op, DType dt, const std::string &x, const Loc &loc) {
-        if (op == UnaryOp::Not && dt == DType::Bool) return "!" + x;
-        if (dt == DType::F32 || dt == DType::F64) {
-            // One element: the function of runtime/trl_ops.h, trl_math.h or libm that the
-            // interpreter calls (f32: the float functions, expf, …; tanh: trl::tanh_f32).
-            bool f = dt == DType::F32;
-            const char *fn = nullptr;
-            switch (op) {
-            case UnaryOp::Neg: fn = "-"; break;
-            case UnaryOp::Exp: fn = f ? "expf" : "exp"; break;
-            case UnaryOp::Log: fn = f ? "logf" : "log"; break;
-            case UnaryOp::Sqrt: fn = f ? "sqrtf" : "sqrt"; break;
-            case UnaryOp::Tanh: fn = f ? "trl::tanh_f32" : "tanh"; break;
-            case UnaryOp::Sigmoid: fn = f ? "trl::sigmoid_f32" : "trl::sigmoid_f64"; break;
-            case UnaryOp::Relu: fn = f ? "trl::relu_f32" : "trl::relu_f64"; break;
-            case UnaryOp::Abs: fn = f ? "fabsf" : "fabs"; break;
-            case UnaryOp::Sin: fn = f ? "sinf" : "sin"; break;
-            case UnaryOp::Cos: fn = f ? "cosf" : "cos"; break;
-            case UnaryOp::Floor: fn = f ? "floorf" : "floor"; break;
-            case UnaryOp::Ceil: fn = f ? "ceilf" : "ceil"; break;
-            case UnaryOp::Sign: fn = f ? "trl::sign_f32" : "trl::sign_f64"; break;
-            case UnaryOp::StopGrad: fn = ""; break;
-            default: break;
-            }
-            if (fn) return fn + ("(" + x + ")");
-        } else if (dt == DType::I32) {
-            // One element in long long (runtime/trl_ops.h); negation and abs check the i32 range.
-            const char *fn = nullptr, *check = nullptr;
-            switch (op) {
-            case UnaryOp::Neg: fn = "trl::neg_i32", check = "NEGATION"; break;
-            case UnaryOp::Abs: fn = "trl::abs_i32", check = "ABS"; break;
-            case UnaryOp::Relu: fn = "trl::relu_i32"; break;
-            case UnaryOp::Sign: fn = "trl::sign_i32"; break;
-            case UnaryOp::Floor:
-            case UnaryOp::Ceil:
-            case UnaryOp::StopGrad: fn = "trl::same_i32"; break;
-            default: break;
-            }
-            if (fn && check)
-                return std::string("trlg_chk_i32(") + fn + "(" + x + "), TRLG_OP_" + check + ", " + site(loc) + ")";
-            if (fn) return std::string("(int32_t)") + fn + "(" + x + ")";
+        const ir::UnaryInfo &u = ir::unary_info(op);
+        if (op == UnaryOp::Not) {
+            if (dt == DType::Bool) return "!" + x;
+        } else if (dt == DType::F32 || dt == DType::F64) {
+            return (dt == DType::F32 ? u.f32 : u.f64) + ("(" + x + ")");
+        } else if (dt == DType::I32 && u.typing != ir::UnaryTyping::Float) {
+            std::string call = u.i32 + ("(" + x + ")");
+            if (!*u.i32_check) return "(int32_t)" + call;
+            std::string what = u.i32_check;
+            for (char &c : what) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+            return "trlg_chk_i32(" + call + ", TRLG_OP_" + what + ", " + site(loc) + ")";
         }
         unsupported(loc, "this unary operation on " + std::string(ir::dtype_name(dt)));
     }

@@ -4,6 +4,8 @@
 // bool as bool.
 #include "interp/value.h"
 
+#include "ir/ops.h"
+
 #include "trl_linalg.h"
 #include "trl_math.h"
 #include "trl_ops.h"
@@ -171,60 +173,36 @@ Shape broadcast_shapes(const Shape &a, const Shape &b, DType da, DType db) {
 
 // ---- elementwise ------------------------------------------------------------------------------
 
+// One element of a unary operation: the kernels that ir/ops.def names (runtime/trl_ops.h,
+// trl_math.h, libm), the functions generated code calls.
 static double unary_f32(UnaryOp op, float x) {
     switch (op) {
-    case UnaryOp::Neg: return -x;
-    case UnaryOp::Exp: return expf(x);
-    case UnaryOp::Log: return logf(x);
-    case UnaryOp::Sqrt: return sqrtf(x);
-    case UnaryOp::Tanh: return trl::tanh_f32(x);  // correctly rounded (runtime/trl_math.h)
-    case UnaryOp::Sigmoid: return trl::sigmoid_f32(x);
-    case UnaryOp::Relu: return trl::relu_f32(x);
-    case UnaryOp::Abs: return fabsf(x);
-    case UnaryOp::Sin: return sinf(x);
-    case UnaryOp::Cos: return cosf(x);
-    case UnaryOp::Floor: return floorf(x);
-    case UnaryOp::Ceil: return ceilf(x);
-    case UnaryOp::Sign: return trl::sign_f32(x);
-    case UnaryOp::StopGrad: return x;
-    case UnaryOp::Not: return x == 0.0f;
+#define TRL_UNARY(E, name, typing, f32, f64, ...) \
+    case UnaryOp::E: return f32(x);
+#include "ir/ops.def"
     }
     return x;
 }
 
 static double unary_f64(UnaryOp op, double x) {
     switch (op) {
-    case UnaryOp::Neg: return -x;
-    case UnaryOp::Exp: return std::exp(x);
-    case UnaryOp::Log: return std::log(x);
-    case UnaryOp::Sqrt: return std::sqrt(x);
-    case UnaryOp::Tanh: return std::tanh(x);
-    case UnaryOp::Sigmoid: return trl::sigmoid_f64(x);
-    case UnaryOp::Relu: return trl::relu_f64(x);
-    case UnaryOp::Abs: return std::fabs(x);
-    case UnaryOp::Sin: return std::sin(x);
-    case UnaryOp::Cos: return std::cos(x);
-    case UnaryOp::Floor: return std::floor(x);
-    case UnaryOp::Ceil: return std::ceil(x);
-    case UnaryOp::Sign: return trl::sign_f64(x);
-    case UnaryOp::StopGrad: return x;
-    case UnaryOp::Not: return x == 0.0;
+#define TRL_UNARY(E, name, typing, f32, f64, ...) \
+    case UnaryOp::E: return f64(x);
+#include "ir/ops.def"
     }
     return x;
 }
 
 static double unary_i32(UnaryOp op, double x) {
+    const long long v = static_cast<long long>(x);
     switch (op) {
-    case UnaryOp::Neg: return check_i32(-static_cast<long double>(x), "negation");
-    case UnaryOp::Abs: return check_i32(std::fabs(x), "abs");
-    case UnaryOp::Relu: return x > 0 ? x : 0;
-    case UnaryOp::Sign: return x > 0 ? 1 : x < 0 ? -1 : 0;
-    case UnaryOp::Floor:
-    case UnaryOp::Ceil:
-    case UnaryOp::StopGrad: return x;
-    case UnaryOp::Not: return x == 0;
-    default: fail("this operation needs a float operand, not i32");
+#define TRL_UNARY(E, name, typing, f32, f64, i32, check, ...)                    \
+    case UnaryOp::E:                                                             \
+        if (ir::UnaryTyping::typing == ir::UnaryTyping::Float) break;            \
+        return *check ? check_i32(static_cast<long double>(i32(v)), check) : static_cast<double>(i32(v));
+#include "ir/ops.def"
     }
+    fail("this operation needs a float operand, not i32");
 }
 
 Value unary(UnaryOp op, const Value &x0, DType result) {
