@@ -28,6 +28,12 @@ TRL_HD inline float sign_f32(float x) { return x > 0.0f ? 1.0f : x < 0.0f ? -1.0
 TRL_HD inline double sign_f64(double x) { return x > 0.0 ? 1.0 : x < 0.0 ? -1.0 : x; }
 TRL_HD inline float sigmoid_f32(float x) { return 1.0f / (1.0f + expf(-x)); }
 TRL_HD inline double sigmoid_f64(double x) { return 1.0 / (1.0 + exp(-x)); }
+/** softplus(x) = log(1 + exp(x)) as max(x, 0) + log1p(exp(-|x|)): no overflow for large x,
+ *  NaN stays NaN, softplus(-inf) = 0.  f32 computes in double and rounds once (the double
+ *  result is within a few double ulps, so the float is the correctly rounded one except within
+ *  about 2^-50 of a rounding midpoint). */
+TRL_HD inline double softplus_f64(double x) { return (x > 0.0 ? x : 0.0) + log1p(exp(-fabs(x))); }
+TRL_HD inline float softplus_f32(float x) { return (float)softplus_f64((double)x); }
 
 // ---- unary, i32 (in long long; negation and abs can leave the i32 range: the caller checks)
 TRL_HD inline long long neg_i32(long long x) { return -x; }
