@@ -6,10 +6,12 @@
 // variable, or an array of its static maximum size holding its actual row-major elements), its
 // shape a list of C expressions (literals or dynamic lengths).  Elementwise operations are loops
 // over the result's elements; reductions are sequential loops in index order; reads address the
-// arena through the memory plan.  The operation semantics mirror interp/value.cpp line by line:
-// the compute dtype of each op, the float libm functions for f32, Python-style modulo, NaN rules
-// of min/max.  Integer overflow and out-of-range errors that the interpreter reports are not
-// checked here (yet).
+// arena through the memory plan.  The operation semantics mirror interp/value.cpp: the compute
+// dtype of each op, and one element is the same function the interpreter calls (ir/ops.def
+// names it; runtime/trl_ops.h holds Python-style modulo, the NaN rules of min/max, …).
+// Generated code's helpers and run-time checks (i32 overflow, division by zero, …: the
+// interpreter's errors) are runtime/trl_gen.h.
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -21,6 +23,7 @@
 
 #include "codegen/emit_program.h"
 #include "ir/ir.h"
+#include "ir/ops.h"
 #include "memory/memplan.h"
 #include "schedule/schedule.h"
 
@@ -128,8 +131,8 @@ inline std::string affine_c(const ir::Affine &a) {
 inline std::string index_c(const ir::IndexExpr &e) {
     switch (e.kind) {
     case ir::IndexExpr::Aff: return affine_c(e.aff);
-    case ir::IndexExpr::Min: return "trlg_min(" + index_c(*e.a) + ", " + index_c(*e.b) + ")";
-    case ir::IndexExpr::Max: return "trlg_max(" + index_c(*e.a) + ", " + index_c(*e.b) + ")";
+    case ir::IndexExpr::Min: return "trl::min_i64(" + index_c(*e.a) + ", " + index_c(*e.b) + ")";
+    case ir::IndexExpr::Max: return "trl::max_i64(" + index_c(*e.a) + ", " + index_c(*e.b) + ")";
     }
     return "0";
 }
@@ -155,10 +158,10 @@ inline std::string ast_c(const AstExpr &e) {
     case AstExpr::Add: return chain("+");
     case AstExpr::Sub: return chain("-");
     case AstExpr::Mul: return chain("*");
-    case AstExpr::FloorDiv: return call("trlg_floordiv");
-    case AstExpr::Mod: return call("trlg_pmod");
-    case AstExpr::Min: return join("trlg_min");
-    case AstExpr::Max: return join("trlg_max");
+    case AstExpr::FloorDiv: return call("trl::floordiv_i64");
+    case AstExpr::Mod: return call("trl::pmod_i64");
+    case AstExpr::Min: return join("trl::min_i64");
+    case AstExpr::Max: return join("trl::max_i64");
     case AstExpr::Select: return "(" + a(0) + " ? " + a(1) + " : " + a(2) + ")";
     case AstExpr::Lt: return chain("<");
     case AstExpr::Le: return chain("<=");
@@ -353,7 +356,7 @@ public:
     static std::vector<std::string> dims_of(const ir::Type &t) {
         std::vector<std::string> d;
         for (const auto &e : t.shape)
-            d.push_back(e.is_static() ? lit_int(e.max_value) : "trlg_max(0LL, " + index_c(*e.dynamic) + ")");
+            d.push_back(e.is_static() ? lit_int(e.max_value) : "trl::max_i64(0LL, " + index_c(*e.dynamic) + ")");
         return d;
     }
 
@@ -509,48 +512,21 @@ public:
                "), (double)(" + c + "));";
     }
 
+    /** One element of unary "op" on "x" of dtype "dt": a call of the kernel that ir/ops.def
+     *  names (runtime/trl_ops.h, trl_math.h or libm; the interpreter calls the same function).
+     *  On i32 the kernel computes in long long; a checked row's result must fit i32. */
     std::string unary_expr(UnaryOp op, DType dt, const std::string &x, const Loc &loc) {
-        if (dt == DType::F32 || dt == DType::F64) {
-            // f32 calls runtime/trl_math.h's exp/log/tanh/sigmoid (trl::exp_f32, …), libm's float
-            // functions for the rest (sqrtf, …), and f32 literals, as value.cpp does.
-            const std::string f = dt == DType::F32 ? "f" : "";
-            const std::string zero = "0.0" + f, one = "1.0" + f;
-            auto call = [&](const char *fn) { return fn + f + "(" + x + ")"; };
-            switch (op) {
-            case UnaryOp::Neg: return "-" + x;
-            case UnaryOp::Exp: return dt == DType::F32 ? "trl::exp_f32(" + x + ")" : call("exp");
-            case UnaryOp::Log: return dt == DType::F32 ? "trl::log_f32(" + x + ")" : call("log");
-            case UnaryOp::Sqrt: return call("sqrt");
-            case UnaryOp::Tanh: return dt == DType::F32 ? "trl::tanh_f32(" + x + ")" : call("tanh");
-            case UnaryOp::Sigmoid:
-                return dt == DType::F32 ? "trl::sigmoid_f32(" + x + ")" : one + " / (" + one + " + exp(-" + x + "))";
-            case UnaryOp::Relu:
-                return "(" + x + " != " + x + " ? " + x + " : (" + x + " > " + zero + " ? " + x + " : " + zero + "))";
-            case UnaryOp::Abs: return call("fabs");
-            case UnaryOp::Sin: return call("sin");
-            case UnaryOp::Cos: return call("cos");
-            case UnaryOp::Floor: return call("floor");
-            case UnaryOp::Ceil: return call("ceil");
-            case UnaryOp::Sign:
-                return "(" + x + " > " + zero + " ? " + one + " : " + x + " < " + zero + " ? -" + one + " : " + x + ")";
-            case UnaryOp::StopGrad: return x;
-            case UnaryOp::Not: return "(" + x + " == " + zero + ")";
-            }
-        } else if (dt == DType::I32) {
-            switch (op) {
-            case UnaryOp::Neg: return "trlg_chk_i32(-(long long)" + x + ", TRLG_OP_NEGATION, " + site(loc) + ")";
-            case UnaryOp::Abs:
-                return "trlg_chk_i32(" + x + " < 0 ? -(long long)" + x + " : (long long)" + x + ", TRLG_OP_ABS, " + site(loc) + ")";
-            case UnaryOp::Relu: return "(" + x + " > 0 ? " + x + " : 0)";
-            case UnaryOp::Sign: return "(int32_t)(" + x + " > 0 ? 1 : " + x + " < 0 ? -1 : 0)";
-            case UnaryOp::Floor:
-            case UnaryOp::Ceil:
-            case UnaryOp::StopGrad: return x;
-            case UnaryOp::Not: return "(" + x + " == 0)";
-            default: break;
-            }
-        } else if (dt == DType::Bool && op == UnaryOp::Not) {
-            return "!" + x;
+        const ir::UnaryInfo &u = ir::unary_info(op);
+        if (op == UnaryOp::Not) {
+            if (dt == DType::Bool) return "!" + x;
+        } else if (dt == DType::F32 || dt == DType::F64) {
+            return (dt == DType::F32 ? u.f32 : u.f64) + ("(" + x + ")");
+        } else if (dt == DType::I32 && u.typing != ir::UnaryTyping::Float) {
+            std::string call = u.i32 + ("(" + x + ")");
+            if (!*u.i32_check) return "(int32_t)" + call;
+            std::string what = u.i32_check;
+            for (char &c : what) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+            return "trlg_chk_i32(" + call + ", TRLG_OP_" + what + ", " + site(loc) + ")";
         }
         unsupported(loc, "this unary operation on " + std::string(ir::dtype_name(dt)));
     }
@@ -580,10 +556,10 @@ public:
             case BinaryOp::Sub: return a + " - " + b;
             case BinaryOp::Mul: return a + " * " + b;
             case BinaryOp::Div: return a + " / " + b;
-            case BinaryOp::Mod: return (f ? "trlg_pymodf(" : "trlg_pymod(") + a + ", " + b + ")";
+            case BinaryOp::Mod: return (f ? "trl::pymod_f32(" : "trl::pymod_f64(") + a + ", " + b + ")";
             case BinaryOp::Pow: return (f ? "powf(" : "pow(") + a + ", " + b + ")";
-            case BinaryOp::Min: return (f ? "trlg_fminf(" : "trlg_fmin(") + a + ", " + b + ")";
-            case BinaryOp::Max: return (f ? "trlg_fmaxf(" : "trlg_fmax(") + a + ", " + b + ")";
+            case BinaryOp::Min: return (f ? "trl::min_f32(" : "trl::min_f64(") + a + ", " + b + ")";
+            case BinaryOp::Max: return (f ? "trl::max_f32(" : "trl::max_f64(") + a + ", " + b + ")";
             default: break;
             }
         } else if (dt == DType::I32) {
@@ -686,7 +662,7 @@ public:
         for (size_t d = 0; d < b.modulus.size() && d < p.size(); ++d) {
             if (b.modulus[d] == 1 || b.stride[d] == 0) continue;
             std::string rel = b.lower[d] == 0 ? p[d] : p[d] + " - " + lit_int(b.lower[d]);
-            std::string term = "trlg_pmod(" + rel + ", " + lit_int(b.modulus[d]) + ")";
+            std::string term = "trl::pmod_i64(" + rel + ", " + lit_int(b.modulus[d]) + ")";
             if (b.stride[d] != 1) term += " * " + lit_int(b.stride[d]);
             slot += (slot.empty() ? "" : " + ") + term;
         }
@@ -733,7 +709,7 @@ public:
             }
             std::string lo = fresh("lo"), len = fresh("len");
             line("const long long " + lo + " = " + index_c(*ri.lo) + ";");
-            line("const long long " + len + " = trlg_max(0LL, " + index_c(*ri.hi) + " - " + lo + ");");
+            line("const long long " + len + " = trl::max_i64(0LL, " + index_c(*ri.hi) + " - " + lo + ");");
             slice_pos.push_back(k);
             los.push_back(lo);
             lens.push_back(len);
@@ -1208,12 +1184,12 @@ public:
                     }
                     line("long long " + name + " = " + index_c(*e) + ";");
                     line("if (" + name + " < 0) " + name + " += " + size + ";");
-                    line(name + " = trlg_min(trlg_max(" + name + ", 0LL), (long long)" + size + ");");
+                    line(name + " = trl::min_i64(trl::max_i64(" + name + ", 0LL), (long long)" + size + ");");
                 };
                 norm(si.lo, "0", l);
                 norm(si.hi, size, h);
                 std::string ln = fresh("len");
-                line("const long long " + ln + " = trlg_max(0LL, " + h + " - " + l + ");");
+                line("const long long " + ln + " = trl::max_i64(0LL, " + h + " - " + l + ");");
                 lo[d] = l;
                 len[d] = ln;
                 continue;
@@ -1799,65 +1775,6 @@ private:
     bool fuse_ = false;
 };
 
-inline const char *const kPrelude = R"(// ---- locals above 64 KiB: per thread, on the heap on the host (every element is written
-// before it is read, so keeping them between calls is harmless).  A thread_local array would
-// sit in the static TLS block, which glibc carves out of every new thread's stack: a large one
-// makes OpenMP's worker threads fail to start; only the pointer is thread_local here.
-#ifdef __CUDA_ARCH__
-#define TRLG_LARGE_LOCAL(T, name, n) T name[n]
-#else
-#define TRLG_LARGE_LOCAL(T, name, n)                                                   \
-    static thread_local T *name##_heap = nullptr;                                       \
-    if (!name##_heap) name##_heap = static_cast<T *>(trl_scratch_alloc(sizeof(T) * (n))); \
-    T *const name = name##_heap
-#endif
-// ---- TRLG_SEQ before a loop: not unrolled by NVVM (each loop runs sequentially in one thread;
-// unrolling the many long static loops of a training program's kernels made nvcc's optimized
-// build take minutes per kernel).  Nothing on the host.
-#ifdef __CUDA_ARCH__
-#define TRLG_SEQ _Pragma("unroll 1")
-#else
-#define TRLG_SEQ
-#endif
-// ---- orthogonal(): one out-of-line copy on the device.  Inlined at each call with its
-// constant shape, NVVM specialised and unrolled the Householder loops per call (~10 s of CPU
-// for the six calls of an actor-critic's initializer).  Same code on the host.
-#ifdef __CUDA_ARCH__
-#define TRLG_DEVICE_NOINLINE __noinline__
-#else
-#define TRLG_DEVICE_NOINLINE
-#endif
-TRL_HOST_DEVICE TRLG_DEVICE_NOINLINE inline void trlg_orthogonal_f64(trl::RngKey key, long long rows, long long cols,
-                                                                     double gain, double *out, double *work) {
-    trl::orthogonal_f64(key, rows, cols, gain, out, work);
-}
-// ---- helpers: integer and float semantics of the reference interpreter (interp/value.cpp)
-TRL_HOST_DEVICE inline long long trlg_min(long long a, long long b) { return a < b ? a : b; }
-TRL_HOST_DEVICE inline long long trlg_max(long long a, long long b) { return a > b ? a : b; }
-TRL_HOST_DEVICE inline long long trlg_pmod(long long a, long long m) {
-    long long r = a % m;
-    return r != 0 && ((r < 0) != (m < 0)) ? r + m : r;
-}
-TRL_HOST_DEVICE inline long long trlg_floordiv(long long a, long long b) {
-    long long q = a / b;
-    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-TRL_HOST_DEVICE inline float trlg_pymodf(float a, float b) {
-    float r = fmodf(a, b);
-    if (r != 0 && ((r < 0) != (b < 0))) r += b;
-    return r;
-}
-TRL_HOST_DEVICE inline double trlg_pymod(double a, double b) {
-    double r = fmod(a, b);
-    if (r != 0 && ((r < 0) != (b < 0))) r += b;
-    return r;
-}
-TRL_HOST_DEVICE inline float trlg_fminf(float x, float y) { return (x != x || y != y) ? (float)NAN : (y < x ? y : x); }
-TRL_HOST_DEVICE inline float trlg_fmaxf(float x, float y) { return (x != x || y != y) ? (float)NAN : (y > x ? y : x); }
-TRL_HOST_DEVICE inline double trlg_fmin(double x, double y) { return (x != x || y != y) ? (double)NAN : (y < x ? y : x); }
-TRL_HOST_DEVICE inline double trlg_fmax(double x, double y) { return (x != x || y != y) ? (double)NAN : (y > x ? y : x); }
-)";
-
 inline std::string c_string(const std::string &s) {
     std::string r = "\"";
     for (char c : s) {
@@ -1915,161 +1832,18 @@ inline void type_leaves(const ir::Type &t, std::vector<const ir::Type *> &out) {
     for (const auto &e : t.elems) type_leaves(e, out);
 }
 
-/** What every generated file defines after its includes and kArenaBytes: the helpers of
- *  kPrelude, the run-time errors (messages of interp/value.cpp and eval.cpp, reported as
- *  "path:line:col: error: message" and exit 1), and trlg_start, which reads the loaded
+/** What every generated file defines after its includes and kArenaBytes: kTrlFiles (the
+ *  source paths that run-time error messages name), then runtime/trl_gen.h (the helpers of
+ *  generated code and its run-time errors: messages of interp/value.cpp and eval.cpp, reported
+ *  as "path:line:col: error: message" and exit 1), and trlg_start, which reads the loaded
  *  tensors into the region after the arena tail. */
 inline std::string prelude(const ir::Program &prog, const SourceManager *sm) {
-    std::string s = kPrelude;
-    s += R"TRLG(
-// ---- run-time errors: a failing check in a kernel records the first error in the arena tail
-// (device, or an OpenMP team); the host reports it after the launch.  Elsewhere it is reported
-// at once.  Messages are those of the reference interpreter.
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-#include <stdio.h>
-enum { TRLG_E_INDEX = 1, TRLG_E_OVERFLOW, TRLG_E_DIV0, TRLG_E_MOD0, TRLG_E_NAN_I32, TRLG_E_RANGE_I32,
-       TRLG_E_EMPTY, TRLG_E_ONE_HOT, TRLG_E_NEG_POW };
-enum { TRLG_OP_ADDITION, TRLG_OP_SUBTRACTION, TRLG_OP_MULTIPLICATION, TRLG_OP_DIVISION, TRLG_OP_NEGATION,
-       TRLG_OP_ABS, TRLG_OP_SUM, TRLG_OP_PRODUCT, TRLG_OP_POWER };
-struct trlg_error_rec {
-    int kind, file, line, col;
-    double v[3];
-};
-)TRLG";
+    std::string s = "// ---- the source files that run-time errors name; the helpers and checks of generated\n"
+                    "// code (runtime/trl_gen.h) read kArenaBytes and kTrlFiles\n";
     s += "static const char *const kTrlFiles[] = {";
     if (!sm || sm->size() == 0) s += "\"<input>\"";
     for (int f = 0; sm && f < static_cast<int>(sm->size()); ++f) s += std::string(f ? ", " : "") + c_string(sm->file(f).path);
-    s += "};\n";
-    s += R"TRLG(static void trlg_report(int file, int line, int col, int kind, double a, double b, double c) {
-    static const char *const ops[] = {"addition", "subtraction", "multiplication", "division", "negation",
-                                      "abs", "sum", "product", "power"};
-    static const char *const reductions[] = {"max", "min", "argmax"};
-    char msg[512];
-    switch (kind) {
-    case TRLG_E_INDEX:
-        snprintf(msg, sizeof msg, "index %lld is out of bounds for axis %lld with size %lld", (long long)a,
-                 (long long)b, (long long)c);
-        break;
-    case TRLG_E_OVERFLOW:
-        snprintf(msg, sizeof msg, "i32 overflow in %s (result %.17g is outside [-2147483648, 2147483647])",
-                 ops[(int)b], a);
-        break;
-    case TRLG_E_DIV0: snprintf(msg, sizeof msg, "integer division by zero"); break;
-    case TRLG_E_MOD0: snprintf(msg, sizeof msg, "integer modulo by zero"); break;
-    case TRLG_E_NAN_I32: snprintf(msg, sizeof msg, "cannot convert NaN to i32"); break;
-    case TRLG_E_RANGE_I32:
-        snprintf(msg, sizeof msg, "value %.17g is out of the i32 range in a conversion to i32", a);
-        break;
-    case TRLG_E_EMPTY:
-        snprintf(msg, sizeof msg, "%s of an empty array (zero-size reduction)", reductions[(int)a]);
-        break;
-    case TRLG_E_ONE_HOT:
-        snprintf(msg, sizeof msg, "one_hot index %.17g is out of range [0, %lld)", a, (long long)b);
-        break;
-    case TRLG_E_NEG_POW:
-        snprintf(msg, sizeof msg, "negative integer power %.17g ** %.17g (use a float base)", a, b);
-        break;
-    default: snprintf(msg, sizeof msg, "run-time error %d", kind); break;
-    }
-    (void)c;
-    const int nfiles = (int)(sizeof kTrlFiles / sizeof kTrlFiles[0]);
-    char full[1024];
-    snprintf(full, sizeof full, "%s:%d:%d: error: %s", file >= 0 && file < nfiles ? kTrlFiles[file] : "<input>",
-             line, col, msg);
-    trl_runtime_error(full);
-}
-TRL_HOST_DEVICE inline void trlg_raise(const char *arena, int file, int line, int col, int kind, double a,
-                                       double b, double c) {
-#ifdef __CUDA_ARCH__
-    trlg_error_rec *r = (trlg_error_rec *)(arena + kArenaBytes);
-    if (atomicCAS(&r->kind, 0, kind) == 0) {
-        r->file = file;
-        r->line = line;
-        r->col = col;
-        r->v[0] = a;
-        r->v[1] = b;
-        r->v[2] = c;
-        __threadfence();
-    }
-#else
-#ifdef _OPENMP
-    if (omp_in_parallel()) {
-        trlg_error_rec *r = (trlg_error_rec *)(arena + kArenaBytes);
-#pragma omp critical(trlg_raise)
-        if (r->kind == 0) {
-            r->kind = kind;
-            r->file = file;
-            r->line = line;
-            r->col = col;
-            r->v[0] = a;
-            r->v[1] = b;
-            r->v[2] = c;
-        }
-        return;
-    }
-#endif
-    (void)arena;
-    trlg_report(file, line, col, kind, a, b, c);
-#endif
-}
-/* After every launch (TRL_LAUNCH): report the error a kernel recorded. */
-static void trlg_check(trl_ctx *ctx, const char *arena) {
-    trlg_error_rec r;
-    TRL_CHECK(trl_to_host(ctx, &r, arena + kArenaBytes, sizeof r));
-    if (r.kind != 0) trlg_report(r.file, r.line, r.col, r.kind, r.v[0], r.v[1], r.v[2]);
-}
-#undef TRL_AFTER_LAUNCH
-#define TRL_AFTER_LAUNCH() trlg_check(ctx, arena)
-TRL_HOST_DEVICE inline int32_t trlg_chk_i32(long long v, int op, const char *arena, int f, int l, int c) {
-    if (v < -2147483648LL || v > 2147483647LL) {
-        trlg_raise(arena, f, l, c, TRLG_E_OVERFLOW, (double)v, op, 0);
-        return 0;
-    }
-    return (int32_t)v;
-}
-TRL_HOST_DEVICE inline int32_t trlg_idiv(int32_t a, int32_t b, const char *arena, int f, int l, int c) {
-    if (b == 0) {
-        trlg_raise(arena, f, l, c, TRLG_E_DIV0, 0, 0, 0);
-        return 0;
-    }
-    return trlg_chk_i32(trlg_floordiv(a, b), TRLG_OP_DIVISION, arena, f, l, c);
-}
-TRL_HOST_DEVICE inline int32_t trlg_imod(int32_t a, int32_t b, const char *arena, int f, int l, int c) {
-    if (b == 0) {
-        trlg_raise(arena, f, l, c, TRLG_E_MOD0, 0, 0, 0);
-        return 0;
-    }
-    return (int32_t)trlg_pmod(a, b);
-}
-TRL_HOST_DEVICE inline int32_t trlg_ipow(int32_t x, int32_t b, const char *arena, int f, int l, int c) {
-    if (b < 0) {
-        trlg_raise(arena, f, l, c, TRLG_E_NEG_POW, x, b, 0);
-        return 0;
-    }
-    long long r = 1;
-    for (int32_t k = 0; k < b; ++k) {
-        r *= x;
-        if (r < -2147483648LL || r > 2147483647LL) return trlg_chk_i32(r, TRLG_OP_POWER, arena, f, l, c);
-        if (r == 0 || r == 1) break;
-    }
-    if (r == -1 || (r == 1 && x == -1)) r = (b % 2 && x == -1) ? -1 : 1;
-    return (int32_t)r;
-}
-TRL_HOST_DEVICE inline int32_t trlg_f2i(double x, const char *arena, int f, int l, int c) {
-    if (x != x) {
-        trlg_raise(arena, f, l, c, TRLG_E_NAN_I32, 0, 0, 0);
-        return 0;
-    }
-    double t = trunc(x);
-    if (t < -2147483648.0 || t > 2147483647.0) {
-        trlg_raise(arena, f, l, c, TRLG_E_RANGE_I32, x, 0, 0);
-        return 0;
-    }
-    return (int32_t)t;
-}
-)TRLG";
+    s += "};\n#include \"trl_gen.h\"\n";
     // Loaded tensors.
     int64_t total = 0;
     auto offs = load_offsets(prog, &total);

@@ -5,7 +5,7 @@
 // orthogonal and permutation call the kernels of runtime/trl_linalg.h, which the interpreter
 // (interp/value.cpp) calls too, so generated programs compute the same bits.  Their scratch
 // memory is local arrays of static size (2·rows·cols + rows·cols doubles for orthogonal).
-// orthogonal goes through trlg_orthogonal_f64 (kPrelude), out of line on the device.
+// orthogonal goes through trlg_orthogonal_f64 (runtime/trl_gen.h), out of line on the device.
 #include "codegen/expr_emitter.h"
 
 namespace trlc::codegen {

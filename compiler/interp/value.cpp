@@ -4,8 +4,11 @@
 // bool as bool.
 #include "interp/value.h"
 
+#include "ir/ops.h"
+
 #include "trl_linalg.h"
 #include "trl_math.h"
+#include "trl_ops.h"
 
 #include <algorithm>
 #include <cmath>
@@ -170,60 +173,36 @@ Shape broadcast_shapes(const Shape &a, const Shape &b, DType da, DType db) {
 
 // ---- elementwise ------------------------------------------------------------------------------
 
+// One element of a unary operation: the kernels that ir/ops.def names (runtime/trl_ops.h,
+// trl_math.h, libm), the functions generated code calls.
 static double unary_f32(UnaryOp op, float x) {
     switch (op) {
-    case UnaryOp::Neg: return -x;
-    case UnaryOp::Exp: return trl::exp_f32(x);  // runtime/trl_math.h, as generated code
-    case UnaryOp::Log: return trl::log_f32(x);
-    case UnaryOp::Sqrt: return sqrtf(x);
-    case UnaryOp::Tanh: return trl::tanh_f32(x);
-    case UnaryOp::Sigmoid: return trl::sigmoid_f32(x);
-    case UnaryOp::Relu: return x != x ? x : (x > 0.0f ? x : 0.0f);
-    case UnaryOp::Abs: return fabsf(x);
-    case UnaryOp::Sin: return sinf(x);
-    case UnaryOp::Cos: return cosf(x);
-    case UnaryOp::Floor: return floorf(x);
-    case UnaryOp::Ceil: return ceilf(x);
-    case UnaryOp::Sign: return x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : x;
-    case UnaryOp::StopGrad: return x;
-    case UnaryOp::Not: return x == 0.0f;
+#define TRL_UNARY(E, name, typing, f32, f64, ...) \
+    case UnaryOp::E: return f32(x);
+#include "ir/ops.def"
     }
     return x;
 }
 
 static double unary_f64(UnaryOp op, double x) {
     switch (op) {
-    case UnaryOp::Neg: return -x;
-    case UnaryOp::Exp: return std::exp(x);
-    case UnaryOp::Log: return std::log(x);
-    case UnaryOp::Sqrt: return std::sqrt(x);
-    case UnaryOp::Tanh: return std::tanh(x);
-    case UnaryOp::Sigmoid: return 1.0 / (1.0 + std::exp(-x));
-    case UnaryOp::Relu: return x != x ? x : (x > 0.0 ? x : 0.0);
-    case UnaryOp::Abs: return std::fabs(x);
-    case UnaryOp::Sin: return std::sin(x);
-    case UnaryOp::Cos: return std::cos(x);
-    case UnaryOp::Floor: return std::floor(x);
-    case UnaryOp::Ceil: return std::ceil(x);
-    case UnaryOp::Sign: return x > 0.0 ? 1.0 : x < 0.0 ? -1.0 : x;
-    case UnaryOp::StopGrad: return x;
-    case UnaryOp::Not: return x == 0.0;
+#define TRL_UNARY(E, name, typing, f32, f64, ...) \
+    case UnaryOp::E: return f64(x);
+#include "ir/ops.def"
     }
     return x;
 }
 
 static double unary_i32(UnaryOp op, double x) {
+    const long long v = static_cast<long long>(x);
     switch (op) {
-    case UnaryOp::Neg: return check_i32(-static_cast<long double>(x), "negation");
-    case UnaryOp::Abs: return check_i32(std::fabs(x), "abs");
-    case UnaryOp::Relu: return x > 0 ? x : 0;
-    case UnaryOp::Sign: return x > 0 ? 1 : x < 0 ? -1 : 0;
-    case UnaryOp::Floor:
-    case UnaryOp::Ceil:
-    case UnaryOp::StopGrad: return x;
-    case UnaryOp::Not: return x == 0;
-    default: fail("this operation needs a float operand, not i32");
+#define TRL_UNARY(E, name, typing, f32, f64, i32, check, ...)                    \
+    case UnaryOp::E:                                                             \
+        if (ir::UnaryTyping::typing == ir::UnaryTyping::Float) break;            \
+        return *check ? check_i32(static_cast<long double>(i32(v)), check) : static_cast<double>(i32(v));
+#include "ir/ops.def"
     }
+    fail("this operation needs a float operand, not i32");
 }
 
 Value unary(UnaryOp op, const Value &x0, DType result) {
@@ -251,18 +230,6 @@ Value unary(UnaryOp op, const Value &x0, DType result) {
     return r;
 }
 
-static double py_mod_f64(double a, double b) {
-    double r = std::fmod(a, b);
-    if (r != 0 && ((r < 0) != (b < 0))) r += b;
-    return r;
-}
-
-static float py_mod_f32(float a, float b) {
-    float r = fmodf(a, b);
-    if (r != 0 && ((r < 0) != (b < 0))) r += b;
-    return r;
-}
-
 static double binary_elem(BinaryOp op, DType dt, double a, double b) {
     switch (op) {
     case BinaryOp::Lt: return a < b;
@@ -282,10 +249,10 @@ static double binary_elem(BinaryOp op, DType dt, double a, double b) {
         case BinaryOp::Sub: return x - y;
         case BinaryOp::Mul: return x * y;
         case BinaryOp::Div: return x / y;
-        case BinaryOp::Mod: return py_mod_f32(x, y);
+        case BinaryOp::Mod: return trl::pymod_f32(x, y);
         case BinaryOp::Pow: return powf(x, y);
-        case BinaryOp::Min: return (x != x || y != y) ? NAN : (y < x ? y : x);
-        case BinaryOp::Max: return (x != x || y != y) ? NAN : (y > x ? y : x);
+        case BinaryOp::Min: return trl::min_f32(x, y);
+        case BinaryOp::Max: return trl::max_f32(x, y);
         default: break;
         }
     } else if (dt == DType::F64) {
@@ -294,10 +261,10 @@ static double binary_elem(BinaryOp op, DType dt, double a, double b) {
         case BinaryOp::Sub: return a - b;
         case BinaryOp::Mul: return a * b;
         case BinaryOp::Div: return a / b;
-        case BinaryOp::Mod: return py_mod_f64(a, b);
+        case BinaryOp::Mod: return trl::pymod_f64(a, b);
         case BinaryOp::Pow: return std::pow(a, b);
-        case BinaryOp::Min: return (a != a || b != b) ? NAN : (b < a ? b : a);
-        case BinaryOp::Max: return (a != a || b != b) ? NAN : (b > a ? b : a);
+        case BinaryOp::Min: return trl::min_f64(a, b);
+        case BinaryOp::Max: return trl::max_f64(a, b);
         default: break;
         }
     } else {  // i32 (bool operands were promoted)
@@ -309,13 +276,9 @@ static double binary_elem(BinaryOp op, DType dt, double a, double b) {
         case BinaryOp::Div:
         case BinaryOp::Mod: {
             if (b == 0) fail(op == BinaryOp::Mod ? "integer modulo by zero" : "integer division by zero");
-            int64_t p = static_cast<int64_t>(a), q = static_cast<int64_t>(b);
-            int64_t d = p / q, m = p % q;
-            if (m != 0 && ((m < 0) != (q < 0))) {
-                m += q;
-                d -= 1;
-            }
-            return op == BinaryOp::Mod ? static_cast<double>(m) : check_i32(d, "division");
+            long long p = static_cast<long long>(a), q = static_cast<long long>(b);
+            if (op == BinaryOp::Mod) return static_cast<double>(trl::pmod_i64(p, q));
+            return check_i32(trl::floordiv_i64(p, q), "division");
         }
         case BinaryOp::Pow: {
             if (b < 0) fail("negative integer power " + fmt_num(a) + " ** " + fmt_num(b) +

@@ -100,7 +100,11 @@ enum class NodeKind {
                // passes/autodiff (reads of adjoint tensors) before the PDG is built
 };
 
-enum class UnaryOp { Neg, Not, Exp, Log, Sqrt, Tanh, Sigmoid, Relu, Abs, Sin, Cos, Floor, Ceil, Sign, StopGrad };
+/** Elementwise unary operations: the rows of ir/ops.def (name, typing, kernels, adjoint). */
+enum class UnaryOp {
+#define TRL_UNARY(E, ...) E,
+#include "ir/ops.def"
+};
 enum class BinaryOp { Add, Sub, Mul, Div, Mod, Pow, Min, Max, Lt, Le, Gt, Ge, Eq, Ne, And, Or };
 
 enum class BuiltinOp {

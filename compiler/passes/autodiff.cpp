@@ -60,6 +60,7 @@
 #include <unordered_map>
 
 #include "interp/eval.h"
+#include "ir/ops.h"
 
 namespace trlc {
 
@@ -730,41 +731,27 @@ private:
         };
         switch (n.kind) {
             case NodeKind::Unary: {
-                const NodePtr &x = A(0);
+                // x's adjoint: the formula of ir/ops.def's adjoint column, in these builders.
+                const NodePtr &x = A(0), &y = np;
+                auto C = [&](double v) { return cst(d, v, loc); };
+#define TRL_UNARY(E, ...)                                                \
+    auto E = [&](NodePtr a) { return un(UnaryOp::E, std::move(a), loc); }; \
+    (void)E;
+#include "ir/ops.def"
+                auto Mul = [&](NodePtr a, NodePtr b) { return bin(BinaryOp::Mul, a, b, loc); };
+                auto Div = [&](NodePtr a, NodePtr b) { return bin(BinaryOp::Div, a, b, loc); };
+                auto Sub = [&](NodePtr a, NodePtr b) { return bin(BinaryOp::Sub, a, b, loc); };
+                auto Gt = [&](NodePtr a, NodePtr b) { return bin(BinaryOp::Gt, a, b, loc); };
+                auto Where = [&](NodePtr c, NodePtr a, NodePtr b) { return where_(c, a, b, loc); };
+                (void)Mul, (void)Div, (void)Sub, (void)Gt, (void)Where, (void)y;
+                NodePtr dx;
                 switch (n.uop) {
-                    case UnaryOp::Neg: give(x, un(UnaryOp::Neg, g, loc)); return;
-                    case UnaryOp::Exp: give(x, bin(BinaryOp::Mul, g, np, loc)); return;
-                    case UnaryOp::Log: give(x, bin(BinaryOp::Div, g, x, loc)); return;
-                    case UnaryOp::Sqrt:
-                        give(x, bin(BinaryOp::Div, g, bin(BinaryOp::Mul, cst(d, 2.0, loc), np, loc),
-                                    loc));
-                        return;
-                    case UnaryOp::Tanh:
-                        give(x, bin(BinaryOp::Mul, g,
-                                    bin(BinaryOp::Sub, one(), bin(BinaryOp::Mul, np, np, loc), loc),
-                                    loc));
-                        return;
-                    case UnaryOp::Sigmoid:
-                        give(x, bin(BinaryOp::Mul, g,
-                                    bin(BinaryOp::Mul, np, bin(BinaryOp::Sub, one(), np, loc), loc),
-                                    loc));
-                        return;
-                    case UnaryOp::Relu:
-                        give(x, where_(bin(BinaryOp::Gt, x, cst(d, 0, loc), loc), g, cst(d, 0, loc),
-                                       loc));
-                        return;
-                    case UnaryOp::Abs:
-                        give(x, bin(BinaryOp::Mul, g, un(UnaryOp::Sign, x, loc), loc));
-                        return;
-                    case UnaryOp::Sin:
-                        give(x, bin(BinaryOp::Mul, g, un(UnaryOp::Cos, x, loc), loc));
-                        return;
-                    case UnaryOp::Cos:
-                        give(x, un(UnaryOp::Neg,
-                                   bin(BinaryOp::Mul, g, un(UnaryOp::Sin, x, loc), loc), loc));
-                        return;
-                    default: return;  // floor, ceil, sign: zero almost everywhere
+#define TRL_UNARY(E, name, typing, f32, f64, i32, check, adjoint, ...) \
+    case UnaryOp::E: dx = adjoint; break;
+#include "ir/ops.def"
                 }
+                if (dx) give(x, dx);  // none: zero almost everywhere (floor, sign, …)
+                return;
             }
             case NodeKind::Binary: {
                 const NodePtr &a = A(0), &b = A(1);
@@ -1925,16 +1912,7 @@ private:
     static int64_t transcendental_work(const Node &n) {
         int64_t w = 0;
         if (n.kind == NodeKind::Unary) {
-            switch (n.uop) {
-                case UnaryOp::Exp:
-                case UnaryOp::Log:
-                case UnaryOp::Sqrt:
-                case UnaryOp::Tanh:
-                case UnaryOp::Sigmoid:
-                case UnaryOp::Sin:
-                case UnaryOp::Cos: w = 1; break;
-                default: break;
-            }
+            w = ir::unary_info(n.uop).transcendental ? 1 : 0;
         } else if (n.kind == NodeKind::Binary && n.bop == BinaryOp::Pow) {
             w = 1;
         } else if (n.kind == NodeKind::Builtin &&

@@ -16,18 +16,19 @@
 #include <functional>
 #include <set>
 
+#include "ir/ops.h"
 #include "sema/sema_impl.h"
 
 namespace trlc::sema {
 
 namespace {
 
+// Besides the unary elementwise builtins of ir/ops.def (exp, log, …, stop_grad).
 const std::set<std::string> kBuiltins = {
     "sum", "mean", "max", "min", "argmax", "logsumexp", "softmax", "log_softmax", "matmul",
     "transpose", "reshape", "concat", "stack", "one_hot", "gather", "cumsum",
-    "discounted_cumsum", "arange", "zeros", "ones", "full", "exp", "log", "sqrt", "tanh",
-    "sigmoid", "relu", "abs", "sin", "cos", "pow", "clamp", "floor", "ceil", "sign", "rng",
-    "uniform", "normal", "categorical", "fold_in", "stop_grad", "f32", "f64", "i32", "bool",
+    "discounted_cumsum", "arange", "zeros", "ones", "full", "pow", "clamp", "rng",
+    "uniform", "normal", "categorical", "fold_in", "f32", "f64", "i32", "bool",
     "where", "grad", "zeros_like", "ones_like", "shape", "orthogonal", "permutation",
     "uniform_like", "normal_like"};
 
@@ -35,7 +36,9 @@ ir::DType float_of(ir::DType d) { return d == ir::DType::F64 ? d : ir::DType::F3
 
 }  // namespace
 
-bool Sema::is_builtin(const std::string &name) const { return kBuiltins.count(name) > 0; }
+bool Sema::is_builtin(const std::string &name) const {
+    return kBuiltins.count(name) > 0 || ir::unary_by_name(name) != nullptr;
+}
 
 std::optional<std::vector<ir::Extent>> Sema::shape_arg(const ast::Expr &e, Scope &scope) {
     std::vector<ir::Extent> out;
@@ -289,37 +292,27 @@ Val Sema::lower_builtin(const std::string &name, const ast::Expr &call, Scope &s
             return r;
         });
     }
-    // ---- elementwise math
-    static const std::map<std::string, ir::UnaryOp> float_unary = {
-        {"exp", ir::UnaryOp::Exp}, {"log", ir::UnaryOp::Log}, {"sqrt", ir::UnaryOp::Sqrt},
-        {"tanh", ir::UnaryOp::Tanh}, {"sigmoid", ir::UnaryOp::Sigmoid},
-        {"sin", ir::UnaryOp::Sin}, {"cos", ir::UnaryOp::Cos}};
-    static const std::map<std::string, ir::UnaryOp> same_unary = {
-        {"relu", ir::UnaryOp::Relu}, {"abs", ir::UnaryOp::Abs}, {"floor", ir::UnaryOp::Floor},
-        {"ceil", ir::UnaryOp::Ceil}, {"sign", ir::UnaryOp::Sign},
-        {"stop_grad", ir::UnaryOp::StopGrad}};
-    if (float_unary.count(name) || same_unary.count(name)) {
+    // ---- elementwise math: the unary rows of ir/ops.def
+    if (const ir::UnaryInfo *u = ir::unary_by_name(name)) {
         if (!arity(1, 1) || !keywords({})) return {};
         Val v0 = value(0);
         if (!v0.ok()) return {};
-        // The operation on one value (stop_grad also takes a tuple or bool, unchanged).
+        const bool any = u->typing == ir::UnaryTyping::Any;  // stop_grad: tuple or bool unchanged
+        // The operation on one value.
         auto unary = [&](Val v) -> Val {
-            if (name != "stop_grad" && !numeric(v, pos(0).loc)) return {};
+            if (!any && !numeric(v, pos(0).loc)) return {};
             ir::Node n;
             n.kind = ir::NodeKind::Unary;
-            if (float_unary.count(name)) {
-                n.uop = float_unary.at(name);
+            n.uop = u->op;
+            if (u->typing == ir::UnaryTyping::Float)
                 v = convert(v, float_of(v.type().dtype));
-            } else {
-                n.uop = same_unary.at(name);
-                if (name != "stop_grad" && v.type().dtype == ir::DType::Bool)
-                    v = convert(v, ir::DType::I32);
-            }
+            else if (!any && v.type().dtype == ir::DType::Bool)
+                v = convert(v, ir::DType::I32);
             n.type = v.type();
             n.args = {v.node};
             return make(std::move(n), v, v.weak);
         };
-        if (v0.type().is_tuple && name != "stop_grad")  // pytree: every leaf
+        if (v0.type().is_tuple && !any)  // pytree: every leaf
             return map_leaves({v0}, loc, scope, name,
                               [&](const std::vector<Val> &x) -> Val { return unary(x[0]); });
         return unary(v0);
