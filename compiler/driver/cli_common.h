@@ -22,6 +22,28 @@ inline void add_incrementalize_options(CLI::App &app, DriverOptions &opts,
                  "(spelled -fno-incrementalize) keep sums over slices as written: no running sums");
 }
 
+/** Adds --print-after=PASS[,PASS], --stop-after=PASS, --print-types and --no-verify (the
+ *  pipeline runner's options, driver/pipeline.h) with the stage names as their choices;
+ *  *no_verify becomes !opts.verify_each after parsing. */
+inline void add_pipeline_options(CLI::App &app, DriverOptions &opts, bool *no_verify) {
+    std::vector<std::string> stages;
+    for (const Stage &st : pipeline_stages()) stages.push_back(st.name);
+    std::string list;
+    for (const std::string &n : stages) list += (list.empty() ? "" : ", ") + n;
+    app.add_option("--print-after", opts.print_after,
+                   "print the program (or the pass's result) on stderr after PASS: one of all, " +
+                       list + " (except build, interpret); comma-separated or repeated")
+        ->delimiter(',')
+        ->check(CLI::IsMember(printable_stage_names()));
+    app.add_option("--stop-after", opts.stop_after, "stop after pass PASS (exit 0)")
+        ->check(CLI::IsMember(stages));
+    app.add_flag("--print-types", opts.print_types,
+                 "with --print-after: every operation of the IR on its own line with its type");
+    app.add_flag("--no-verify", *no_verify,
+                 "skip the IR verifier that checks the IR's invariants after every pass that "
+                 "rewrites it (a violation is an internal error naming the pass)");
+}
+
 /** Parses argv (-fX spelled as --fX, see cli11_args).  Returns true to go on; false when the
  *  program should exit with *exit_code: 0 after --help / --version, 1 for a bad command line
  *  (CLI11 has printed the message). */
