@@ -18,7 +18,9 @@
 //     grad.x[t] = %0 * grad.y[t] / (%0 + 1.0)
 //   emit "returns"[t] { t: t, ret: ret[t] }
 //
-// Literals print in the shortest form that reads back to the same value ("0.9", "1.0", "3");
+// A tuple's element k prints as `.k` (`net[i].0`, written `net[i][0]` in .trl, to tell it from
+// spatial indexing); builtins print their attributes as keywords (`sum(x, axis=0)`,
+// `zeros(shape=[4])`).  Literals print in the shortest form that reads back to the same value ("0.9", "1.0", "3");
 // a literal tagged with a bound (Node::bound) prints as the bound's name.  Malformed IR (an
 // index out of range, a missing operand) prints as <...> instead of failing.
 #include <ostream>
