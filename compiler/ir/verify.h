@@ -9,8 +9,8 @@
 //     Coord's variable, a pattern's variable, an affine form's coefficients (none on a variable
 //     the equation does not bind), an Extern's function;
 //   * shape of the program: pattern arity = tensor rank, a pattern position's variable is the
-//     tensor's dim at that position, shifts > 0, constants inside the dim's range, Read index
-//     count = tensor rank, a bound name's value in Program::bounds;
+//     tensor's dim at that position, shifts > 0, constants >= 0 (`V[T]` may define the point
+//     past the bound), Read index count = tensor rank, a bound name's value in Program::bounds;
 //   * operand counts per node kind (Unary 1, Binary 2, Where 3, …), no null operand;
 //   * types consistent with operands: comparisons and logic give bool, elementwise results have
 //     the broadcast rank of their operands, a cast keeps the shape, a tuple's element types are
