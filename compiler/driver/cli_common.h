@@ -1,6 +1,7 @@
 #pragma once
 // cli_common — command-line pieces that trlc (driver/main.cpp) and trl-opt (tools/trl-opt.cpp)
-// share, so that the two spell the same option the same way: the incrementalize options and
+// share, so that the two spell the same option the same way: the incrementalize options, the
+// pipeline runner's options (--print-after, --stop-after, --print-types, --no-verify) and
 // CLI11 parsing with the drivers' exit codes.  Header-only: both programs link CLI11, trlc_lib
 // does not.
 #include <CLI/CLI.hpp>

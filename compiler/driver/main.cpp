@@ -82,8 +82,9 @@ int main(int argc, char **argv) {
     bool no_incrementalize = false;
     trlc::add_incrementalize_options(app, opts, &no_incrementalize);
     bool no_fuse = false;
-    app.add_flag("--fno-fuse", no_fuse,
-                 "(spelled -fno-fuse) with --emit=cuda or -o: one kernel per statement, no fusion");
+    app.add_flag("--fno-fusion,--fno-fuse", no_fuse,
+                 "(spelled -fno-fusion, or -fno-fuse) with --emit=cuda or -o: one kernel per "
+                 "statement (the fusion pass off)");
     bool no_blas = false;
     app.add_flag("--fno-blas", no_blas,
                  "(spelled -fno-blas) with --emit=cuda or -o: every matmul a sequential k loop "

@@ -139,12 +139,23 @@ int runtime_bounds_stage(PipelineState &s) {  // --bound NAME=V of the generated
                : 1;
 }
 
+int blas_stage(PipelineState &s) {  // matmuls over the batch → trl_gemm
+    plan_blas(s.prog, s.sched, s.plan, s.codegen, &s.kernels);
+    return 0;
+}
+
+int fusion_stage(PipelineState &s) {  // consecutive statements → one kernel
+    plan_fusion(s.prog, &s.pdg, s.sched, s.plan, s.codegen, &s.kernels);
+    return 0;
+}
+
 int codegen_stage(PipelineState &s) {
     SourceOptions source_opts;
     source_opts.standalone = s.opts.standalone;
     try {
-        s.source = finish_source(emit_cuda(s.prog, s.pdg, s.sched, s.plan, &s.sm, s.codegen),
-                                 s.prog, s.sm, s.opts.include_dirs, source_opts);
+        s.source = finish_source(
+            emit_cuda(s.prog, s.pdg, s.sched, s.plan, &s.sm, s.codegen, &s.kernels), s.prog, s.sm,
+            s.opts.include_dirs, source_opts);
     } catch (const CodegenError &e) {
         s.diag.error(e.loc, e.message);
         return 1;
@@ -245,6 +256,10 @@ void print_runtime_bounds(const PipelineState &s, std::ostream &out) {
     }
 }
 
+void print_blas_of(const PipelineState &s, std::ostream &out) { print_blas(s.sched, s.kernels, out); }
+
+void print_fusion_of(const PipelineState &s, std::ostream &out) { print_fusion(s.sched, s.kernels, out); }
+
 void print_source(const PipelineState &s, std::ostream &out) { out << s.source; }
 
 void print_json(const PipelineState &s, std::ostream &out) {
@@ -273,6 +288,10 @@ const std::vector<Stage> kStages = {
      print_memplan_of, false},
     {"runtime-bounds", "which bounds the executable may change (--bound)", codegen_applies,
      runtime_bounds_stage, print_runtime_bounds, false},
+    {"blas", "matmuls over the batch become trl_gemm calls (-fno-blas)", codegen_applies,
+     blas_stage, print_blas_of, false},
+    {"fusion", "consecutive statements share a kernel (-fno-fusion)", codegen_applies,
+     fusion_stage, print_fusion_of, false},
     {"codegen", "the C++17/CUDA source", codegen_applies, codegen_stage, print_source, false},
     {"build", "compile the source with the toolchain (-o)", build_applies, build_stage, nullptr,
      false},
