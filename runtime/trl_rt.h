@@ -119,6 +119,10 @@ int trl_to_host(trl_ctx *ctx, void *dst, const void *device_src, size_t bytes);
 int trl_to_device(trl_ctx *ctx, void *device_dst, const void *src, size_t bytes);
 int trl_synchronize(trl_ctx *ctx);
 int trl_last_launch_status(trl_ctx *ctx);
+/* The status of a CUDA runtime call made by generated code itself ("cuda_status" is its
+ * cudaError_t): TRL_OK for cudaSuccess, else TRL_EDEVICE with the message "WHAT: <CUDA's error
+ * text>" for trl_fail.  Defined in the CUDA device layer only. */
+int trl_cuda_status(trl_ctx *ctx, int cuda_status, const char *what);
 
 /* Element types of emit fields and files.  TRL_TUPLE (emit fields only): a tuple value, printed
  * as a JSON list; `rank` is the number of elements and `data` points to `rank` trl_fields (their
@@ -168,8 +172,10 @@ void trl_runtime_error(const char *message);
 void *trl_scratch_alloc(unsigned long long bytes);
 
 /* Matrix product C[m,n] = A[m,k] · B[k,n] (row-major, contiguous, f32 or f64; A, B, C in
- * device memory: the arena or the workspace): OpenBLAS on the host (single-threaded, so the
- * summation order never depends on --threads), cuBLAS on the device.  k = 0 gives zeros. */
+ * device memory: the arena or the workspace): on the host a libxsmm kernel for f32 products
+ * with m·n·k <= 128³ when the runtime is built with TRL_USE_LIBXSMM, else OpenBLAS (one
+ * thread); both are called outside OpenMP regions, so the summation order never depends on
+ * --threads; cuBLAS on the device.  k = 0 gives zeros. */
 int trl_gemm(trl_ctx *ctx, int dtype, long long m, long long n, long long k, const void *a,
              const void *b, void *c);
 

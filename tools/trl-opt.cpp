@@ -80,6 +80,11 @@ int main(int argc, char **argv) {
         ->allow_extra_args(false);
     app.add_option("-I", opts.include_dirs, "add a directory to search for imports (repeatable)")
         ->allow_extra_args(false);
+    app.add_option("--import-root", opts.import_root,
+                   "confine every import \"path\" to files inside DIR (absolute paths, '..' and "
+                   "symbolic links leaving DIR are refused; std modules still load): for services "
+                   "that compile other people's programs")
+        ->check(CLI::ExistingDirectory);
     app.add_flag("--print-adjoints", o.print_adjoints,
                  "print the adjoint tensors that autodiff made for grad(y, x)");
     app.add_flag("--print-incrementalize", o.print_incrementalize,

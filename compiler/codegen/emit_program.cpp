@@ -114,8 +114,18 @@ public:
         ee.bound_values = &bound_values_;
         auto bp = kp_.blas.find(statement_index(st));
         if (bp != kp_.blas.end()) bind_products(ee, bp->second, bp->second.products.size());
-        Val v = ee.emit(*eq.body);
+        if (opts_.fuse) ee.count_uses(*eq.body);
+        Val v = ee.emit_ew(*eq.body);
         if (!v.tuple && !x.type.is_tuple && v.dt != x.type.dtype) v = ee.emit_cast(v, x.type.dtype);
+        // An elementwise root is computed as it is stored (the store loop reads its operands),
+        // when its shape is static and the destination shares no bytes with what it reads.
+        if (v.lazy) {
+            bool clash = false, fixed = true;
+            for (int t : ee.reads) clash = clash || ee.overlap(plan_.buffer_of(t), plan_.buffer_of(st.index));
+            for (const auto &d : v.dims) fixed = fixed && ExprEmitter::static_dim(d);
+            if (clash || !fixed || x.type.is_tuple) v = ee.materialize(v);
+        }
+        v = ee.unalias(v, plan_.buffer_of(st.index));  // a value read in place from bytes it overwrites
         std::vector<std::string> p;
         for (size_t k = 0; k < x.dims.size(); ++k) p.push_back("p" + std::to_string(k));
         ee.line("char *dst = " + ee.address(st.index, p) + ";");
@@ -455,8 +465,8 @@ public:
             for (int b : bound_values_.read)
                 out_ += "    trlg_bound_host[" + std::to_string(b) + "] = bound" + std::to_string(b) + ";\n";
             out_ += "#if defined(__CUDACC__)\n";
-            out_ += "    TRL_CHECK(cudaMemcpyToSymbol(trlg_bound_device, trlg_bound_host, sizeof trlg_bound_host) == cudaSuccess\n";
-            out_ += "                  ? TRL_OK : TRL_EDEVICE);\n";
+            out_ += "    TRL_CHECK(trl_cuda_status(ctx, (int)cudaMemcpyToSymbol(trlg_bound_device, trlg_bound_host, sizeof trlg_bound_host),\n";
+            out_ += "                              \"cudaMemcpyToSymbol of the run-time bounds\"));\n";
             out_ += "#endif\n";
         }
         for (size_t e = 0; e < prog_.emits.size() && !var.empty(); ++e) {

@@ -183,6 +183,13 @@ inline std::map<int, int64_t> load_offsets(const ir::Program &prog, int64_t *tot
  *  8 MiB thread stack; plain (local memory) in device code. */
 constexpr int64_t kStackArrayBytes = 64 * 1024;
 
+/** An element of a value inside a loop nest: its flat row-major index and, when the loop nest
+ *  runs over the value's axes (for_nd), the coordinate of each axis (C expressions). */
+struct Ix {
+    std::string flat;
+    std::vector<std::string> c;  // empty: only the flat index is known
+};
+
 /** A computed value inside a kernel. */
 struct Val {
     std::string name;
@@ -191,6 +198,14 @@ struct Val {
     std::vector<std::string> dims;   // actual shape (C expressions)
     bool tuple = false;
     std::vector<Val> elems;
+    /** >= 0: a view of the arena (operands read in place): "name" is a const typed pointer into
+     *  the bytes of this memory-plan buffer (a scalar: a value loaded from them). */
+    int buffer = -1;
+    /** Set: an elementwise value that is not stored (fused into its single consumer's loop):
+     *  lazy(ix) writes the lines computing element ix of this value (ix indexes its own shape)
+     *  and returns a C expression of it, to be used once.  Only ExprEmitter::emit_ew returns
+     *  such values; emit() materializes them. */
+    std::function<std::string(const Ix &)> lazy;
     bool scalar() const { return dims.empty(); }
     int64_t max_numel() const {
         int64_t n = 1;
@@ -230,12 +245,56 @@ public:
     };
     BoundValues *bound_values = nullptr;
 
+    /** The value of "n", stored (a local, a view of the arena, or a scalar). */
     Val emit(const ir::Node &n) {
+        Val v = emit_ew(n);
+        if (v.lazy) {
+            v = materialize(v);
+            memo_[&n] = v;
+        }
+        return v;
+    }
+
+    /** The value of "n" for an elementwise consumer: possibly lazy (fused into the consumer's
+     *  loop) when "n" is an elementwise node with one use (count_uses). */
+    Val emit_ew(const ir::Node &n) {
         auto it = memo_.find(&n);
         if (it != memo_.end()) return it->second;
         Val v = emit_uncached(n);
         memo_[&n] = v;
         return v;
+    }
+
+    /** Fusion of elementwise chains in the expression DAG below "root": counts each node's
+     *  uses; an elementwise node (unary, binary, cast) with one use is then computed inside its
+     *  consumer's loop instead of into a local array of its own (tanh(x @ W + b) stores
+     *  tanh(acc + b) as it goes, with no [rows, N] intermediates).  Without this call nothing
+     *  is fused. */
+    void count_uses(const ir::Node &root) {
+        fuse_ = true;
+        std::set<const ir::Node *> seen;
+        std::function<void(const ir::Node &)> walk = [&](const ir::Node &n) {
+            if (!seen.insert(&n).second) return;
+            for (const auto &a : n.args)
+                if (a) ++uses_[a.get()], walk(*a);
+            for (const auto &si : n.sindex)
+                if (si.value) ++uses_[si.value.get()], walk(*si.value);
+        };
+        ++uses_[&root];
+        walk(root);
+    }
+    /** Whether value "r" of node "n" may stay lazy (see count_uses): one use, an array, and
+     *  float arithmetic only (operands and result f32 / f64, or a bool result), which raises no
+     *  run-time error, so computing it element by element inside the consumer cannot change
+     *  which error is reported first. */
+    bool lazy_ok(const ir::Node &n, const Val &r) const {
+        auto it = uses_.find(&n);
+        if (!fuse_ || r.tuple || r.scalar() || it == uses_.end() || it->second != 1) return false;
+        auto fp = [](DType d) { return d == DType::F32 || d == DType::F64; };
+        if (!fp(n.type.dtype) && n.type.dtype != DType::Bool) return false;
+        for (const auto &a : n.args)
+            if (!a || a->type.is_tuple || !fp(a->type.dtype)) return false;
+        return true;
     }
 
     /** One line at the current indent.  A loop header ("for (...") is preceded by TRLG_SEQ
@@ -391,6 +450,53 @@ public:
         close();
     }
 
+    /** Loop nest over the axes of "r" (outer to inner, row-major): calls body(ix) inside with
+     *  the coordinates and the flat index.  The innermost loop runs over the last axis, so
+     *  elementwise and broadcast accesses are unit-stride or invariant in it (vectorizable). */
+    void for_nd(const Val &r, const std::function<void(const Ix &)> &body) {
+        if (r.scalar()) {
+            open("");
+            body(Ix{"0", {}});
+            close();
+            return;
+        }
+        Ix ix;
+        for (size_t d = 0; d < r.dims.size(); ++d) {
+            std::string c = fresh("i");
+            open("for (long long " + c + " = 0; " + c + " < " + r.dims[d] + "; ++" + c + ")");
+            ix.c.push_back(c);
+            ix.flat = d == 0 ? c : mul_c(paren(ix.flat), r.dims[d]) + " + " + c;
+        }
+        body(ix);
+        for (size_t d = 0; d < r.dims.size(); ++d) close();
+    }
+
+    /** The C expression of operand "a" at element "ix" of result shape "r" (numpy broadcasting;
+     *  a lazy "a" has r's shape and computes its element here). */
+    std::string elem(const Val &a, const Val &r, const Ix &ix) {
+        if (a.lazy) return a.lazy(ix);
+        if (a.scalar()) return a.name;
+        if (a.static_one()) return a.name + "[0]";
+        if (a.dims == r.dims) return a.name + "[" + ix.flat + "]";
+        if (ix.c.size() != r.dims.size()) return a.name + "[" + bcast_flat(a.dims, a.maxs, r.dims, ix.flat) + "]";
+        size_t rr = r.dims.size(), ar = a.dims.size();
+        auto ast = strides_c(a.dims);
+        std::string s;
+        for (size_t d = 0; d < ar; ++d) {
+            if (a.maxs[d] == 1 || d + rr < ar) continue;
+            size_t od = rr - ar + d;
+            std::string c = ix.c[od];
+            if (!static_dim(a.dims[d]) && a.dims[d] != r.dims[od]) c = "(" + a.dims[d] + " == 1 ? 0LL : " + c + ")";
+            std::string term = mul_c(c, ast[d]);
+            s = s.empty() ? term : s + " + " + term;
+        }
+        return a.name + "[" + (s.empty() ? "0" : s) + "]";
+    }
+
+    /** A lazy operand used at another shape than its consumer's (broadcast) is stored first,
+     *  so that it is computed once per element. */
+    Val fit(const Val &a, const Val &r) { return a.lazy && a.dims != r.dims ? materialize(a) : a; }
+
     /** The source position arguments of a run-time check at "loc" ("arena, file, line, col"):
      *  a failing check reports "path:line:col: error: message" as the interpreter does. */
     static std::string site(const Loc &loc) {
@@ -497,22 +603,29 @@ public:
         unsupported(loc, "this binary operation on " + std::string(ir::dtype_name(dt)));
     }
 
-    Val emit_binary(BinaryOp op, const Val &a, const Val &b, DType result, const ir::Type &t,
-                    const Loc &loc) {
+    /** a op b elementwise; lazy (count_uses) when "node" is given and has one use. */
+    Val emit_binary(BinaryOp op, const Val &a0, const Val &b0, DType result, const ir::Type &t,
+                    const Loc &loc, const ir::Node *node = nullptr) {
         DType dt;
-        if (is_cmp(op)) dt = std::max(a.dt, b.dt);
+        if (is_cmp(op)) dt = std::max(a0.dt, b0.dt);
         else if (op == BinaryOp::And || op == BinaryOp::Or) dt = DType::Bool;
         else dt = result == DType::Bool ? DType::I32 : result;
         if (is_cmp(op) && dt == DType::Bool) dt = DType::I32;
-        auto sh = ew_shape({&a, &b}, t);
-        Val r = declare(result, sh.first, sh.second);
-        for_elems(r, [&](const std::string &i) {
-            line(std::string(ctype(dt)) + " a = " + conv(operand_at(a, r, i, loc), a.dt, dt) + ";");
-            line(std::string(ctype(dt)) + " b = " + conv(operand_at(b, r, i, loc), b.dt, dt) + ";");
-            DType produced = is_cmp(op) || op == BinaryOp::And || op == BinaryOp::Or ? DType::Bool : dt;
-            line(r.at(i) + " = " + conv(binary_expr(op, dt, "a", "b", loc), produced, result) + ";");
-        });
-        return r;
+        auto sh = ew_shape({&a0, &b0}, t);
+        Val r;
+        r.name = "";
+        r.dt = result;
+        r.maxs = sh.first;
+        r.dims = sh.second;
+        Val a = fit(a0, r), b = fit(b0, r);
+        DType produced = is_cmp(op) || op == BinaryOp::And || op == BinaryOp::Or ? DType::Bool : dt;
+        r.lazy = [this, a, b, r0 = r, dt, op, produced, result, loc](const Ix &ix) {
+            std::string x = fresh("ea"), y = fresh("eb");
+            line(std::string(ctype(dt)) + " " + x + " = " + conv(elem(a, r0, ix), a.dt, dt) + ";");
+            line(std::string(ctype(dt)) + " " + y + " = " + conv(elem(b, r0, ix), b.dt, dt) + ";");
+            return conv(binary_expr(op, dt, x, y, loc), produced, result);
+        };
+        return node && lazy_ok(*node, r) ? r : materialize(r);
     }
 
     Val emit_where(const Val &c, const Val &a, const Val &b, DType result, const ir::Type &t,
@@ -548,8 +661,18 @@ public:
             return r;
         }
         if (x.dt == to) return x;
-        Val r = declare(to, x.maxs, x.dims);
         bool checked = loc.valid() && to == DType::I32 && (x.dt == DType::F32 || x.dt == DType::F64);
+        if (x.lazy) {
+            Val r = x;
+            r.dt = to;
+            r.lazy = [this, x, to, checked, loc](const Ix &ix) {
+                std::string v = fresh("ec");
+                line(std::string(ctype(x.dt)) + " " + v + " = " + x.lazy(ix) + ";");
+                return checked ? "trlg_f2i(" + v + ", " + site(loc) + ")" : conv(v, x.dt, to);
+            };
+            return r;
+        }
+        Val r = declare(to, x.maxs, x.dims);
         for_elems(r, [&](const std::string &i) {
             line(r.at(i) + " = " + (checked ? "trlg_f2i(" + x.at(i) + ", " + site(loc) + ")" : conv(x.at(i), x.dt, to)) + ";");
         });
@@ -619,7 +742,7 @@ public:
         if (slice_pos.empty()) {
             std::string a = fresh("src");
             line("const char *" + a + " = " + address(n.tensor, p) + ";");
-            return load_value(x.type, a);
+            return view_value(x.type, a, 0, n.tensor);
         }
         if (x.type.is_tuple) unsupported(n.loc, "a slice of a tuple-valued tensor");
         std::vector<int64_t> maxs;
@@ -652,6 +775,83 @@ public:
         return r;
     }
 
+    /** The alignment (bytes) of every address of tensor "t"'s buffer: the memory plan puts
+     *  buffers at multiples of 256 bytes and pads slots to 16 (memory/arena.cpp, memplan.h) in an
+     *  arena allocated 256-byte aligned, so 16; checked here, since typed pointers rely on it. */
+    int64_t buffer_align(int t) const {
+        const Buffer &b = plan_.buffers.at(plan_.buffer_of(t));
+        if (b.offset % 16 != 0 || (b.slots > 1 && b.slot_bytes % 16 != 0))
+            throw CodegenError{Loc{}, "internal error: buffer of tensor " + std::to_string(t) + " at offset " +
+                                          std::to_string(b.offset) + " (slot " + std::to_string(b.slot_bytes) +
+                                          " bytes) is not 16-byte aligned"};
+        return 16;
+    }
+
+    /** The value of type "t" at address variable "src" + "off" of tensor "tensor"'s buffer, read
+     *  in place: each leaf a const typed pointer into the arena (a scalar leaf one typed load),
+     *  no copy.  Leaves whose address is not a multiple of their element size (a tuple element
+     *  after a bool one) and bool / key leaves are copied as load_value does. */
+    Val view_value(const ir::Type &t, const std::string &src, int64_t off, int tensor) {
+        if (t.is_tuple) {
+            Val r;
+            r.tuple = true;
+            for (const auto &e : t.elems) {
+                r.elems.push_back(view_value(e, src, off, tensor));
+                off += value_bytes(e);
+            }
+            return r;
+        }
+        int64_t sz = leaf_size(t.dtype);
+        if (t.dtype == DType::Bool || t.dtype == DType::Key || off % sz != 0 || buffer_align(tensor) % sz != 0)
+            return load_value(t, src, off);
+        Val r;
+        r.name = fresh("val");
+        r.dt = t.dtype;
+        r.maxs = maxs_of(t);
+        r.dims = dims_of(t);
+        r.buffer = plan_.buffer_of(tensor);
+        std::string ct = ctype(t.dtype), at = off ? src + " + " + std::to_string(off) : src;
+        if (r.scalar()) line("const " + ct + " " + r.name + " = *(const " + ct + " *)(" + at + ");");
+        else line("const " + ct + " *const " + r.name + " = (const " + ct + " *)(" + at + ");");
+        return r;
+    }
+
+    /** "v" copied into a new local (a view whose bytes the statement is about to overwrite). */
+    Val materialize(const Val &v) {
+        if (v.tuple) {
+            Val r = v;
+            for (auto &e : r.elems) e = materialize(e);
+            return r;
+        }
+        if (v.lazy) {
+            Val r = declare(v.dt, v.maxs, v.dims);
+            for_nd(r, [&](const Ix &ix) { line(r.at(ix.flat) + " = " + v.lazy(ix) + ";"); });
+            return r;
+        }
+        if (v.buffer < 0) return v;
+        Val r = declare(v.dt, v.maxs, v.dims);
+        for_elems(r, [&](const std::string &i) { line(r.at(i) + " = " + v.at(i) + ";"); });
+        return r;
+    }
+
+    /** Whether buffers "a" and "b" share arena bytes. */
+    bool overlap(int a, int b) const {
+        if (a < 0 || b < 0) return false;
+        const Buffer &x = plan_.buffers.at(a), &y = plan_.buffers.at(b);
+        return x.bytes > 0 && y.bytes > 0 && x.offset < y.offset + y.bytes && y.offset < x.offset + x.bytes;
+    }
+
+    /** "v" with every leaf that views bytes of buffer "dst" (which the caller is about to write)
+     *  copied to a local first. */
+    Val unalias(const Val &v, int dst) {
+        if (v.tuple) {
+            Val r = v;
+            for (auto &e : r.elems) e = unalias(e, dst);
+            return r;
+        }
+        return overlap(v.buffer, dst) ? materialize(v) : v;
+    }
+
     Val load_value(const ir::Type &t, const std::string &src, int64_t off = 0) {
         if (t.is_tuple) {
             Val r;
@@ -677,6 +877,22 @@ public:
         }
         if (v.tuple) unsupported(loc, "storing a tuple into a non-tuple tensor");
         int64_t n = static_numel(t), sz = leaf_size(t.dtype);
+        if (t.dtype != DType::Bool && t.dtype != DType::Key && off % sz == 0) {
+            // In place, through a typed pointer (the buffer is 16-byte aligned, buffer_align).
+            std::string ct = ctype(t.dtype), d = fresh("out");
+            line(ct + " *const " + d + " = (" + ct + " *)(" + dst + (off ? " + " + std::to_string(off) : "") + ");");
+            if (v.scalar() && !v.lazy && n == 1) {
+                line("*" + d + " = " + conv(v.name, v.dt, t.dtype) + ";");
+            } else if (v.lazy) {  // an elementwise chain computed as it is stored (static shape)
+                for_nd(v, [&](const Ix &ix) { line(d + "[" + ix.flat + "] = " + conv(v.lazy(ix), v.dt, t.dtype) + ";"); });
+            } else {
+                std::string k = fresh("k");
+                line("for (long long " + k + " = 0; " + k + " < " + std::to_string(n) + "; ++" + k + ") " + d + "[" + k +
+                     "] = " + conv(v.scalar() ? v.name : v.name + "[" + k + "]", v.dt, t.dtype) + ";");
+            }
+            return off + n * sz;
+        }
+        if (v.lazy) return store_value(t, materialize(v), dst, off, loc);
         std::string k = fresh("k");
         open("for (long long " + k + " = 0; " + k + " < " + std::to_string(n) + "; ++" + k + ")");
         std::string x = conv(v.scalar() ? v.name : v.name + "[" + k + "]", v.dt, t.dtype);
@@ -923,7 +1139,7 @@ public:
         for (const auto &ri : b->index) p.push_back(index_c(*ri.point));
         std::string a = fresh("src");
         line("const char *" + a + " = " + address(b->tensor, p) + ";");
-        out = load_value(*t, a, off);
+        out = view_value(*t, a, off, b->tensor);
         return true;
     }
 
@@ -960,7 +1176,7 @@ public:
              flat + ") * " + std::to_string(leaf_size(t->dtype)) + ";");
         ir::Type et;
         et.dtype = t->dtype;
-        out = load_value(et, a);
+        out = off % leaf_size(t->dtype) == 0 ? view_value(et, a, 0, b->tensor) : load_value(et, a);
         return true;
     }
 
@@ -1134,6 +1350,25 @@ public:
         open("for (long long " + bi + " = 0; " + bi + " < " + prod_c(batch) + "; ++" + bi + ")");
         line("const long long " + ao + " = " + mul_c(paren(bcast_flat(abd, abm, batch, bi)), mul_c(M, K)) + ";");
         line("const long long " + bo + " = " + mul_c(paren(bcast_flat(bbd, bbm, batch, bi)), mul_c(K, N)) + ";");
+        if (dt != DType::I32 && !r.scalar()) {
+            // i-k-j: per row of the result, its N sums at once (unit stride in j, vectorizable).
+            // Each element still starts from 0 and adds a[i][k]·b[k][j] for k = 0, 1, … in turn:
+            // the interpreter's order, so the same bits.
+            std::string row = fresh("row");
+            open("for (long long " + i + " = 0; " + i + " < " + M + "; ++" + i + ")");
+            line(ct + " *const " + row + " = " + r.name + " + (" + bi + " * " + M + " + " + i + ") * " + N + ";");
+            line("for (long long " + j + " = 0; " + j + " < " + N + "; ++" + j + ") " + row + "[" + j + "] = " +
+                 literal(dt, 0) + ";");
+            open("for (long long " + q + " = 0; " + q + " < " + K + "; ++" + q + ")");
+            line("const " + ct + " x = " + a.name + "[" + ao + " + " + i + " * " + K + " + " + q + "];");
+            line("const " + ct + " *const y = " + b.name + " + " + bo + " + " + q + " * " + N + ";");
+            line("for (long long " + j + " = 0; " + j + " < " + N + "; ++" + j + ") " + row + "[" + j + "] = " + row +
+                 "[" + j + "] + x * y[" + j + "];");
+            close();
+            close();
+            close();
+            return emit_cast(r, result);
+        }
         open("for (long long " + i + " = 0; " + i + " < " + M + "; ++" + i + ")");
         open("for (long long " + j + " = 0; " + j + " < " + N + "; ++" + j + ")");
         line(ct + " acc = " + literal(dt, 0) + ";");
@@ -1460,31 +1695,38 @@ public:
         }
         case NodeKind::Read: return emit_read(n);
         case NodeKind::Unary: {
-            Val x = emit(*n.args.at(0));
+            Val x = emit_ew(*n.args.at(0));
             if (x.tuple || x.dt == DType::Key) unsupported(n.loc, "an elementwise operation on this value");
             if (n.uop == UnaryOp::StopGrad) return x;
             DType result = n.type.dtype;
             DType dt = n.uop == UnaryOp::Not ? DType::Bool : result;
             DType xd = dt == DType::Bool && n.uop != UnaryOp::Not ? DType::I32 : dt;
-            Val r = declare(result, x.maxs, x.dims);
-            for_elems(r, [&](const std::string &i) {
-                line(std::string(ctype(xd)) + " x = " + conv(x.at(i), x.dt, xd) + ";");
-                DType produced = n.uop == UnaryOp::Not ? DType::Bool : xd;
-                line(r.at(i) + " = " + conv(unary_expr(n.uop, xd, "x", n.loc), produced, result) + ";");
-            });
-            return r;
+            DType produced = n.uop == UnaryOp::Not ? DType::Bool : xd;
+            Val r = x;
+            r.name = "";
+            r.buffer = -1;
+            r.dt = result;
+            r.lazy = [this, x, xd, produced, result, &n](const Ix &ix) {
+                std::string v = fresh("ex");
+                line(std::string(ctype(xd)) + " " + v + " = " + conv(elem(x, x, ix), x.dt, xd) + ";");
+                return conv(unary_expr(n.uop, xd, v, n.loc), produced, result);
+            };
+            return lazy_ok(n, r) ? r : materialize(r);
         }
         case NodeKind::Binary: {
-            Val a = emit(*n.args.at(0)), b = emit(*n.args.at(1));
+            Val a = emit_ew(*n.args.at(0)), b = emit_ew(*n.args.at(1));
             if (a.tuple || b.tuple || a.dt == DType::Key || b.dt == DType::Key)
                 unsupported(n.loc, "an elementwise operation on these values");
-            return emit_binary(n.bop, a, b, n.type.dtype, n.type, n.loc);
+            return emit_binary(n.bop, a, b, n.type.dtype, n.type, n.loc, &n);
         }
         case NodeKind::Where: {
             Val c = emit(*n.args.at(0)), a = emit(*n.args.at(1)), b = emit(*n.args.at(2));
             return emit_where(c, a, b, n.type.is_tuple ? DType::F32 : n.type.dtype, n.type, n.loc);
         }
-        case NodeKind::Cast: return emit_cast(emit(*n.args.at(0)), n.type.dtype, n.loc);
+        case NodeKind::Cast: {
+            Val r = emit_cast(emit_ew(*n.args.at(0)), n.type.dtype, n.loc);
+            return r.lazy && !lazy_ok(n, r) ? materialize(r) : r;
+        }
         case NodeKind::Builtin: return emit_builtin(n);
         case NodeKind::Index: return emit_index(n);
         case NodeKind::Tuple: {
@@ -1553,6 +1795,8 @@ private:
     int indent_;
     int counter_ = 0;
     std::map<const ir::Node *, Val> memo_;
+    std::map<const ir::Node *, int> uses_;  // count_uses
+    bool fuse_ = false;
 };
 
 inline const char *const kPrelude = R"(// ---- locals above 64 KiB: per thread, on the heap on the host (every element is written

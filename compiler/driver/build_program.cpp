@@ -1,17 +1,34 @@
 // build_program — run the host C++ compiler or nvcc on a generated program; see
 // build_program.h.  The commands are those of issue 4:
-//   host: $CXX -std=c++17 -O2 -fopenmp -ffp-contract=off -x c++ prog.cu -x none <runtime
-//         sources> -I<runtime> -lopenblas -o prog
-//   cuda: $TRLC_NVCC -std=c++17 -O2 -fmad=false -gencode arch=compute_80,code=sm_80 ...
-//         prog.cu <runtime sources> -I<runtime> -lcublas -o prog
+//   host: $CXX -std=c++17 -O2 -march=native -fopenmp -ffp-contract=off -x c++ prog.cu -x none
+//         <runtime sources> -I<runtime> -lopenblas -o prog
+//         (with libxsmm found at configure time: -DTRL_USE_LIBXSMM ... libxsmm.a -lopenblas
+//         -lpthread -ldl; the standalone source, with the runtime inside, stays OpenBLAS only)
+//   cuda: $TRLC_NVCC -std=c++17 -O2 -fmad=false -gencode arch=compute_NN,code=sm_NN ...
+//         -gencode arch=compute_MM,code=compute_MM prog.cu <runtime sources> -I<runtime>
+//         -lcublas -o prog
+// The CUDA architectures: --cuda-arch, else the compute capabilities of the GPUs that
+// `nvidia-smi --query-gpu=compute_cap` lists, else sm_80 and sm_90 (A100, H100); the highest
+// one is also embedded as PTX, which the driver compiles for any newer GPU at load time (CUDA C
+// Programming Guide, "Binary Compatibility" and "PTX Compatibility").  Without the PTX an sm_80
+// binary cannot run on an H100 ("no kernel image is available").
 // -ffp-contract=off (host) and -fmad=false (nvcc) keep a * b + c two roundings, as the
-// interpreter computes it; -fno-builtin-pow(f) keeps pow(x, 2.0) a call of libm's pow, as in
+// interpreter computes it (with -march=native the CPU has FMA, and contraction would fuse them);
+// no -ffast-math, so GCC never reorders a float sum when it vectorizes (a reduction loop stays
+// scalar, an elementwise loop computes each element as the scalar code does): the ISA changes
+// speed, never bits.  --march picks the ISA (native: the CPU trlc runs on, since trlc builds
+// where the program runs; x86-64-v3 to deploy on other AVX2 machines; none: the compiler's
+// default).  -fno-strict-aliasing: kernels read and write the arena through typed pointers, and
+// the memory plan lets a buffer of one dtype reuse the bytes of another's (donation), so a
+// float load and a later int32 store of the same bytes must stay in order.  -fno-builtin-pow(f) keeps pow(x, 2.0) a call of libm's pow, as in
 // the interpreter (g++ would fold it into x * x, which differs in the last bit for ~0.1% of x).
 #include "driver/build_program.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -59,7 +76,56 @@ void remove_dir(const std::string &dir, const std::vector<std::string> &files) {
     rmdir(dir.c_str());
 }
 
+/** "9.0" -> "sm_90"; "" when "cap" is not MAJOR.MINOR. */
+std::string sm_of_compute_cap(const std::string &cap) {
+    size_t dot = cap.find('.');
+    if (dot == std::string::npos || dot == 0 || dot + 1 >= cap.size()) return "";
+    std::string digits = cap.substr(0, dot) + cap.substr(dot + 1);
+    for (char c : digits)
+        if (!isdigit(static_cast<unsigned char>(c))) return "";
+    return "sm_" + digits;
+}
+
+/** The host compiler and its code-generation flags (file comment): the -O level, the ISA of
+ *  --march (default native), OpenMP, and the flags that keep the interpreter's arithmetic. */
+std::vector<std::string> host_flags(const BuildOptions &opts, const std::string &olevel) {
+    std::vector<std::string> f = {env_or("CXX", "c++"), "-std=c++17", olevel};
+    if (!opts.march.empty() && opts.march != "none") f.push_back("-march=" + opts.march);
+    for (const char *a : {"-fopenmp", "-ffp-contract=off", "-fno-builtin-pow", "-fno-builtin-powf", "-fno-strict-aliasing"})
+        f.push_back(a);
+    return f;
+}
+
 }  // namespace
+
+std::vector<std::string> default_cuda_archs(std::string *why) {
+    std::vector<std::string> archs;
+    char tmpl[] = "/tmp/trlc-detect-XXXXXX";
+    if (char *dir = mkdtemp(tmpl)) {
+        ToolRun r = run_tool({"nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"},
+                             std::string(dir) + "/tool-output.txt");
+        rmdir(dir);
+        if (r.started && r.exit_status == 0) {
+            size_t start = 0;
+            while (start < r.output.size()) {
+                size_t end = r.output.find('\n', start);
+                if (end == std::string::npos) end = r.output.size();
+                std::string line = r.output.substr(start, end - start);
+                while (!line.empty() && isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
+                std::string sm = sm_of_compute_cap(line);
+                if (!sm.empty() && std::find(archs.begin(), archs.end(), sm) == archs.end())
+                    archs.push_back(sm);
+                start = end + 1;
+            }
+        }
+    }
+    if (!archs.empty()) {
+        if (why) *why = "the compute capability nvidia-smi reports";
+        return archs;
+    }
+    if (why) *why = "no GPU's compute capability could be read; the default list";
+    return {"sm_80", "sm_90"};
+}
 
 std::string detect_target() {
     char tmpl[] = "/tmp/trlc-detect-XXXXXX";
@@ -92,6 +158,12 @@ bool check_build_options(const BuildOptions &opts, Diagnostics &diag) {
             diag.error("invalid --cuda-arch '" + a + "': expected sm_NN, e.g. sm_80,sm_90");
             ok = false;
         }
+    }
+    bool march_ok = !opts.march.empty();
+    for (char c : opts.march) march_ok = march_ok && (isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.');
+    if (!march_ok) {
+        diag.error("invalid --march '" + opts.march + "': expected an ISA name such as native, x86-64-v3 or none");
+        ok = false;
     }
     if (opts.output.empty()) {
         diag.error("-o needs an output file name");
@@ -131,24 +203,50 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
     std::string tool_name;
     if (target == "host") {
         tool_name = "the host C++ compiler";
-        argv = {env_or("CXX", "c++"), "-std=c++17", olevel, "-fopenmp", "-ffp-contract=off",
-                "-fno-builtin-pow", "-fno-builtin-powf",
-                "-x", "c++", cu, "-x", "none", rt + "/rt/trl_rt_common.cpp",
-                rt + "/rt/trl_rt_host.cpp", rt + "/trl_npy.cpp", rt + "/trl_json.cpp",
-                "-I" + rt, "-lopenblas", "-o", opts.output};
-        if (opts.standalone)  // the runtime is inside the source
-            argv = {env_or("CXX", "c++"), "-std=c++17", olevel, "-fopenmp", "-ffp-contract=off",
-                    "-fno-builtin-pow", "-fno-builtin-powf", "-x", "c++", cu, "-x", "none", "-lopenblas", "-o", opts.output};
+        argv = host_flags(opts, olevel);
+        std::vector<std::string> libs = {"-lopenblas"};
+#if defined(TRLC_LIBXSMM_LIBRARY)
+        if (!opts.standalone) {
+            // Small f32 products through libxsmm (runtime/rt/trl_rt_host.cpp); its BLAS fallback
+            // (sgemm_) comes from OpenBLAS, which follows it.
+            argv.push_back("-DTRL_USE_LIBXSMM");
+            if (std::string(TRLC_LIBXSMM_INCLUDE_DIR) != "/usr/include")
+                argv.push_back("-I" TRLC_LIBXSMM_INCLUDE_DIR);
+            libs = {TRLC_LIBXSMM_LIBRARY, "-lopenblas", "-lpthread", "-ldl"};
+        }
+#endif
+        for (const std::string &a : {std::string("-x"), std::string("c++"), cu, std::string("-x"), std::string("none")})
+            argv.push_back(a);
+        if (!opts.standalone)  // else the runtime is inside the source
+            for (const std::string &a : {rt + "/rt/trl_rt_common.cpp", rt + "/rt/trl_rt_host.cpp",
+                                         rt + "/trl_npy.cpp", rt + "/trl_json.cpp", "-I" + rt})
+                argv.push_back(a);
+        argv.insert(argv.end(), libs.begin(), libs.end());
+        argv.push_back("-o");
+        argv.push_back(opts.output);
     } else {
         tool_name = "nvcc";
         argv = {find_nvcc(), "-std=c++17", olevel, "-fmad=false"};
         std::vector<std::string> archs = opts.cuda_archs;
-        if (archs.empty()) archs.push_back("sm_80");
+        if (archs.empty()) {
+            std::string why;
+            archs = default_cuda_archs(&why);
+            std::string list;
+            for (const std::string &a : archs) list += (list.empty() ? "" : ",") + a;
+            std::cerr << "trlc: CUDA architectures " << list << " (" << why
+                      << "; choose with --cuda-arch), PTX of the highest embedded\n";
+        }
         for (const std::string &a : archs) {
             std::string num = a.substr(3);
             argv.push_back("-gencode");
             argv.push_back("arch=compute_" + num + ",code=" + a);
         }
+        // PTX of the highest architecture: the driver JIT-compiles it on newer GPUs.
+        std::string top = *std::max_element(archs.begin(), archs.end(), [](const std::string &x, const std::string &y) {
+            return std::stoi(x.substr(3)) < std::stoi(y.substr(3));
+        });
+        argv.push_back("-gencode");
+        argv.push_back("arch=compute_" + top.substr(3) + ",code=compute_" + top.substr(3));
         argv.push_back(cu);
         if (!opts.standalone)  // else the runtime is inside the source
             for (const std::string &s : {rt + "/rt/trl_rt_cuda.cu", rt + "/rt/trl_rt_common.cpp",

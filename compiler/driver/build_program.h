@@ -12,11 +12,17 @@ namespace trlc {
 struct BuildOptions {
     std::string output;                   // -o OUT: the executable
     std::string target;                   // "host", "cuda", or "" (detect a GPU)
-    std::vector<std::string> cuda_archs;  // --cuda-arch=sm_80,sm_90 (default sm_80)
+    std::vector<std::string> cuda_archs;  // --cuda-arch=sm_80,sm_90 (empty: default_cuda_archs())
     int opt_level = 2;                    // -O0 .. -O3, passed to the toolchain
+    std::string march = "native";         // --march: host ISA (-march=ARCH); "" none
     bool keep_source = false;             // --keep-source: keep OUT.cu next to OUT
     bool standalone = false;              // the source has the runtime inlined (--standalone)
 };
+
+/** The CUDA architectures to build for when --cuda-arch is not given: the compute capabilities
+ *  of the visible GPUs (`nvidia-smi --query-gpu=compute_cap`, e.g. "9.0" -> sm_90), else
+ *  {sm_80, sm_90}; "why" gets which of the two, for the message. */
+std::vector<std::string> default_cuda_archs(std::string *why);
 
 /** "cuda" when `nvidia-smi -L` lists a GPU, else "host"; says which on stderr. */
 std::string detect_target();

@@ -93,6 +93,11 @@ int main(int argc, char **argv) {
         ->allow_extra_args(false);
     app.add_option("-I", opts.include_dirs, "add a directory to search for imports (repeatable)")
         ->allow_extra_args(false);
+    app.add_option("--import-root", opts.import_root,
+                   "confine every import \"path\" to files inside DIR (absolute paths, '..' and "
+                   "symbolic links leaving DIR are refused; std modules still load): for services "
+                   "that compile other people's programs")
+        ->check(CLI::ExistingDirectory);
     app.add_option("--seed", opts.seed, "seed of all random streams (default 0)");
     app.add_option("--log", opts.log_path, "write emit records to FILE instead of stdout");
     app.add_option("-o", opts.output,
@@ -102,11 +107,16 @@ int main(int argc, char **argv) {
                    "when nvidia-smi -L lists a GPU, else host")
         ->check(CLI::IsMember({"host", "cuda"}));
     app.add_option("--cuda-arch", opts.cuda_archs,
-                   "GPU architectures for nvcc, comma-separated (default sm_80)")
+                   "GPU architectures for nvcc, comma-separated, e.g. sm_80,sm_90 (default: those of the GPUs "
+                   "nvidia-smi lists, else sm_80,sm_90); the highest is also embedded as PTX for newer GPUs")
         ->delimiter(',');
     app.add_option("-O", opts.opt_level, "optimization level of the toolchain, -O0 .. -O3 "
                                          "(default -O2)")
         ->check(CLI::Range(0, 3));
+    app.add_option("--march", opts.march,
+                   "host builds: the instruction set, passed as -march=ARCH to the C++ compiler "
+                   "(default native: the CPU trlc runs on; e.g. x86-64-v3 for AVX2 machines "
+                   "elsewhere, x86-64 for any x86-64; none: no -march flag)");
     app.add_option("--runtime-bound", opts.runtime_bound,
                    "with --emit=cuda or -o: which bounds the program's --bound NAME=V may change. "
                    "Default: every bound of a dim is checked, whatever the program's size (about "

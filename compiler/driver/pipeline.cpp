@@ -59,6 +59,7 @@ bool parse_define(const std::string &raw, SemaOptions &sema, Diagnostics &diag) 
 
 int parse_stage(PipelineState &s) {
     s.sema.include_dirs = s.opts.include_dirs;
+    s.sema.import_root = s.opts.import_root;
     s.sema.stdlib_dir = TRLC_STDLIB_DIR;
     if (const char *env = getenv("TRLC_STDLIB_DIR")) s.sema.stdlib_dir = env;
     bool defines_ok = true;
@@ -169,6 +170,7 @@ BuildOptions build_options(const DriverOptions &opts) {
     b.target = opts.target;
     b.cuda_archs = opts.cuda_archs;
     b.opt_level = opts.opt_level;
+    b.march = opts.march;
     b.keep_source = opts.keep_source;
     b.standalone = opts.standalone;
     return b;

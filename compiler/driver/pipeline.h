@@ -47,12 +47,14 @@ struct DriverOptions {
     std::string load_schedule;  // trl-opt --load-schedule
     std::vector<std::string> raw_defines;  // "NAME=VALUE" as typed
     std::vector<std::string> include_dirs;
+    std::string import_root;  // --import-root (SemaOptions::import_root)
     uint64_t seed = 0;
     std::string log_path;
     std::string output;  // -o: build an executable (build_program.h)
     std::string target;  // --target: "", host, cuda
     std::vector<std::string> cuda_archs;  // --cuda-arch
     int opt_level = 2;   // -O0 .. -O3 for the toolchain
+    std::string march = "native";  // --march: the host build's ISA (g++ -march=ARCH)
     bool keep_source = false;  // --keep-source
     bool standalone = false;   // --standalone: inline the runtime into the generated source
     bool no_color = false;

@@ -55,6 +55,23 @@ void Diagnostics::report(Severity sev, Loc loc, const std::string &msg) {
     if (len - 1 > room) len = room + 1;
     for (int i = 1; i < len; ++i) marker += '~';
     out_ << c(kGreen) << marker << c(kReset) << "\n";
+    // An error or warning inside an imported module: the chain of imports that led to it, as
+    // Clang's "In file included from" (each at most once: a module is loaded once).
+    if (sev != Severity::Note && import_notes_) {
+        int hops = 0;
+        for (Loc at = f->imported_at; at.valid() && at.file < sm_.size() && hops < 64; ++hops) {
+            const SourceFile &by = sm_.file(at.file);
+            out_ << c(kBold) << by.path << ":" << at.line << ":" << at.col << ": " << c(kCyan) << "note: "
+                 << c(kReset) << c(kBold) << "in module imported from here" << c(kReset) << "\n";
+            std::string_view l = by.line(at.line);
+            if (!l.empty()) {
+                std::string m;
+                for (int i = 1; i < at.col && i <= static_cast<int>(l.size()); ++i) m += l[i - 1] == '\t' ? '\t' : ' ';
+                out_ << l << "\n" << c(kGreen) << m << "^" << c(kReset) << "\n";
+            }
+            at = by.imported_at;
+        }
+    }
 }
 
 void internal_error(const std::string &msg, const char *file, int line) {

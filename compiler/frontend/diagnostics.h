@@ -35,6 +35,10 @@ public:
     /** Stop printing after this many errors (a final "too many errors" line is printed). */
     void set_error_limit(int n) { limit_ = n; }
     void set_color(bool on) { color_ = on; }
+    /** Whether an error or warning located in an imported module is followed by notes at the
+     *  imports that loaded it (default on; sema turns it off for an error inside an inlined
+     *  fn body, whose notes lead to the user's call instead). */
+    void set_import_notes(bool on) { import_notes_ = on; }
 
 private:
     void report(Severity sev, Loc loc, const std::string &msg);
@@ -44,6 +48,7 @@ private:
     int limit_ = 20;
     bool color_ = false;
     bool suppressed_ = false;  // the last error was over the limit: drop its notes
+    bool import_notes_ = true;
 };
 
 /** Thrown by internal_error(); the driver prints it and exits with code 2. */

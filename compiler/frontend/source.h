@@ -27,6 +27,9 @@ struct SourceFile {
     std::string text;
     std::vector<size_t> line_starts;  // byte offset of each line's first character
     std::string_view line(int line_no) const;  // 1-based; "" when out of range
+    /** For an imported module: the `import` declaration that loaded it (invalid for the main
+     *  file and in-memory files).  Diagnostics located in the module name it in a note. */
+    Loc imported_at;
 };
 
 /** Owns every source file of one compilation.  File ids index `files()`. */
@@ -40,6 +43,8 @@ public:
     int size() const { return static_cast<int>(files_.size()); }
     /** Id of an already loaded file with this canonical path, or -1. */
     int find(const std::string &path) const;
+    /** Record that file "id" was loaded by the import at "at" (see SourceFile::imported_at). */
+    void set_imported_at(int id, Loc at) { files_.at(id)->imported_at = at; }
 
 private:
     std::vector<std::unique_ptr<SourceFile>> files_;

@@ -2,6 +2,12 @@
 //
 // `import std.x.y` reads <stdlib_dir>/std/x/y.trl (then each -I dir);
 // `import "p.trl"` reads p relative to the importing file, then each -I dir.
+// An import names a .trl module: `import "lib/util"` means lib/util.trl, and a path with
+// another extension (`import "/etc/passwd.txt"`) is one error at the import, the file unread.
+// Under --import-root DIR a path import must resolve, symbolic links followed, to a file
+// inside DIR; an absolute path or one that leaves DIR is refused unread (a service compiling
+// other people's programs must not read, nor echo in diagnostics, files outside their tree).
+// Diagnostics inside a module carry a note at the import that loaded it (Diagnostics).
 // Every file is loaded and parsed once (import cycles are fine).  Each module
 // gets a table of its global names; a name defined twice in one module is an
 // error with a note at the first definition.  Imported modules may contain
@@ -22,7 +28,9 @@ void Sema::error(Loc loc, const std::string &msg) {
         return;
     }
     last_suppressed_ = false;
+    diag_.set_import_notes(call_stack_.empty());  // else the call notes below lead to the user
     diag_.error(loc, msg);
+    diag_.set_import_notes(true);
     // An error inside an inlined fn body (a std-library fn, typically) points into that body;
     // the notes lead back to the user's call, innermost call first.
     for (size_t k = call_stack_.size(); k-- > 0;)
@@ -73,6 +81,7 @@ std::vector<std::string> candidates(const ast::Decl &d, const std::string &impor
     std::vector<std::string> out;
     if (d.is_path) {
         fs::path p(d.module);
+        if (!p.has_extension()) p += ".trl";  // the extension is implied
         if (p.is_absolute()) return {p.lexically_normal().string()};
         out.push_back((fs::path(importer).parent_path() / p).lexically_normal().string());
         for (const std::string &dir : opts.include_dirs)
@@ -96,6 +105,12 @@ std::string canonical(const std::string &path) {
     return ec ? path : c.string();
 }
 
+/** Whether canonical path "p" lies inside directory "root" (canonical, no trailing '/'). */
+bool inside(const std::string &p, const std::string &root) {
+    return p.size() > root.size() && p.compare(0, root.size(), root) == 0 &&
+           (root.back() == '/' || p[root.size()] == '/');
+}
+
 }  // namespace
 
 void Sema::load_modules(const ast::Module &main) {
@@ -107,18 +122,42 @@ void Sema::load_modules(const ast::Module &main) {
     modules_.push_back(m);
     std::map<std::string, int> by_path;  // canonical path → module
     if (main.file >= 0) by_path[canonical(sm_.file(main.file).path)] = 0;
+    std::string root;  // canonical --import-root, "" when not confined
+    if (!opts_.import_root.empty()) {
+        root = canonical(opts_.import_root);
+        while (root.size() > 1 && root.back() == '/') root.pop_back();
+    }
 
     for (size_t mi = 0; mi < modules_.size(); ++mi) {
         const ast::Module *mod = modules_[mi].ast;
         std::string importer = mod->file >= 0 ? sm_.file(mod->file).path : std::string();
         for (const ast::Decl &d : mod->decls) {
             if (d.kind != ast::DeclKind::Import) continue;
+            if (d.is_path && fs::path(d.module).has_extension() && fs::path(d.module).extension() != ".trl") {
+                error(d.loc, "an import names a .trl module, and \"" + d.module + "\" is not one");
+                continue;
+            }
+            if (d.is_path && !root.empty() && fs::path(d.module).is_absolute()) {
+                error(d.loc, "import \"" + d.module + "\" is an absolute path, which --import-root " +
+                                 opts_.import_root + " does not allow");
+                note(Loc{}, "write a path relative to the importing file, inside the import root");
+                continue;
+            }
             std::vector<std::string> paths = candidates(d, importer, opts_);
             int target = -1;
+            bool refused = false;
             for (const std::string &p : paths) {
                 std::error_code ec;
                 if (!fs::is_regular_file(p, ec)) continue;
                 std::string key = canonical(p);
+                if (d.is_path && !root.empty() && !inside(key, root)) {
+                    error(d.loc, "import \"" + d.module + "\" resolves to " + key +
+                                     ", outside the import root " + root);
+                    note(Loc{}, "--import-root confines path imports to that directory tree "
+                                "('..' and symbolic links leading out of it are refused)");
+                    refused = true;
+                    break;
+                }
                 auto it = by_path.find(key);
                 if (it != by_path.end()) {
                     target = it->second;
@@ -130,6 +169,7 @@ void Sema::load_modules(const ast::Module &main) {
                     error(d.loc, err);
                     break;
                 }
+                sm_.set_imported_at(file, d.loc);
                 owned_.push_back(std::make_unique<ast::Module>(parse(sm_, file, diag_)));
                 owned_.back()->file = file;
                 ModuleInfo info;
@@ -141,6 +181,7 @@ void Sema::load_modules(const ast::Module &main) {
                 modules_.push_back(info);
                 break;
             }
+            if (refused) continue;
             if (target < 0) {
                 std::string what = d.is_path ? "\"" + d.module + "\"" : "'" + d.module + "'";
                 error(d.loc, "module " + what + " not found");

@@ -22,6 +22,10 @@ struct SemaOptions {
     std::map<std::string, int64_t> defines;
     std::vector<std::string> include_dirs;  // -I
     std::string stdlib_dir;                 // directory holding std/
+    /** --import-root DIR: every `import "path"` must resolve (symbolic links followed) to a
+     *  file inside DIR; absolute paths and paths leaving DIR are refused.  `import std.x`
+     *  still reads the compiler's standard library.  Empty: no confinement. */
+    std::string import_root;
 };
 
 /** Check "main" (file of "sm"); returns the program, or nullopt when an error

@@ -32,9 +32,10 @@ int device_init(trl_ctx *ctx) {
     if (e != cudaSuccess) return cuda_error(ctx, e, "no usable CUDA device");
     if (count == 0) return set_error(ctx, TRL_EDEVICE, "no CUDA device is visible");
     CudaState *st = new CudaState;
-    if (cublasCreate(&st->blas) != CUBLAS_STATUS_SUCCESS) {
+    cublasStatus_t bs = cublasCreate(&st->blas);
+    if (bs != CUBLAS_STATUS_SUCCESS) {
         delete st;
-        return set_error(ctx, TRL_EDEVICE, "cublasCreate failed");
+        return set_error(ctx, TRL_EDEVICE, std::string("cublasCreate: ") + cublasGetStatusString(bs));
     }
     ctx->device = st;
     return TRL_OK;
@@ -99,6 +100,11 @@ int trl_synchronize(trl_ctx *ctx) {
     return e == cudaSuccess ? TRL_OK : cuda_error(ctx, e, "cudaDeviceSynchronize");
 }
 
+int trl_cuda_status(trl_ctx *ctx, int cuda_status, const char *what) {
+    cudaError_t e = static_cast<cudaError_t>(cuda_status);
+    return e == cudaSuccess ? TRL_OK : cuda_error(ctx, e, what);
+}
+
 int trl_last_launch_status(trl_ctx *ctx) {
     cudaError_t e = cudaGetLastError();
     return e == cudaSuccess ? TRL_OK : cuda_error(ctx, e, "kernel launch");
@@ -127,7 +133,9 @@ int trl_gemm(trl_ctx *ctx, int dtype, long long m, long long n, long long k, con
     }
     if (s != CUBLAS_STATUS_SUCCESS)
         return trl_rt::set_error(ctx, TRL_EDEVICE,
-                                 "cuBLAS gemm failed (status " + std::to_string((int)s) + ")");
+                                 "cuBLAS gemm failed (m = " + std::to_string(m) + ", n = " +
+                                     std::to_string(n) + ", k = " + std::to_string(k) + "): " +
+                                     cublasGetStatusString(s));
     return TRL_OK;
 }
 

@@ -328,6 +328,18 @@ TEST(RuntimeGemm, WithinTheOrderIndependentBoundOfANaiveLoop) {
     check_gemm_against_loop<double>(TRL_F64, 131, 64, 72, std::ldexp(1.0, -53));
 }
 
+// The f32 shapes of samples/ppo_cartpole.trl's products (libxsmm kernels when the runtime is
+// built with TRL_USE_LIBXSMM: m·n·k <= 128³), and one above that limit (OpenBLAS).
+TEST(RuntimeGemm, SmallNetworkShapesWithinTheBound) {
+    const double u = std::ldexp(1.0, -24);
+    check_gemm_against_loop<float>(TRL_F32, 4, 64, 64, u);
+    check_gemm_against_loop<float>(TRL_F32, 128, 64, 64, u);
+    check_gemm_against_loop<float>(TRL_F32, 4, 64, 128, u);
+    check_gemm_against_loop<float>(TRL_F32, 64, 64, 128, u);
+    check_gemm_against_loop<float>(TRL_F32, 3, 70, 65, u);     // ragged: masked vector tails
+    check_gemm_against_loop<float>(TRL_F32, 160, 128, 128, u);  // 2.6M > 128³: OpenBLAS
+}
+
 TEST(RuntimeGemm, ZeroInnerDimensionGivesZeros) {
     trl_program_info info = test_info();
     trl_ctx *ctx = nullptr;
