@@ -511,19 +511,19 @@ public:
 
     std::string unary_expr(UnaryOp op, DType dt, const std::string &x, const Loc &loc) {
         if (dt == DType::F32 || dt == DType::F64) {
-            // f32 calls libm's float functions (expf, …; tanh: trl::tanh_f32) and f32 literals, as
-            // value.cpp does.
+            // f32 calls runtime/trl_math.h's exp/log/tanh/sigmoid (trl::exp_f32, …), libm's float
+            // functions for the rest (sqrtf, …), and f32 literals, as value.cpp does.
             const std::string f = dt == DType::F32 ? "f" : "";
             const std::string zero = "0.0" + f, one = "1.0" + f;
             auto call = [&](const char *fn) { return fn + f + "(" + x + ")"; };
             switch (op) {
             case UnaryOp::Neg: return "-" + x;
-            case UnaryOp::Exp: return call("exp");
-            case UnaryOp::Log: return call("log");
+            case UnaryOp::Exp: return dt == DType::F32 ? "trl::exp_f32(" + x + ")" : call("exp");
+            case UnaryOp::Log: return dt == DType::F32 ? "trl::log_f32(" + x + ")" : call("log");
             case UnaryOp::Sqrt: return call("sqrt");
-            case UnaryOp::Tanh:  // f32: runtime/trl_math.h, the interpreter's correctly rounded tanh
-                return dt == DType::F32 ? "trl::tanh_f32(" + x + ")" : call("tanh");
-            case UnaryOp::Sigmoid: return one + " / (" + one + " + exp" + f + "(-" + x + "))";
+            case UnaryOp::Tanh: return dt == DType::F32 ? "trl::tanh_f32(" + x + ")" : call("tanh");
+            case UnaryOp::Sigmoid:
+                return dt == DType::F32 ? "trl::sigmoid_f32(" + x + ")" : one + " / (" + one + " + exp(-" + x + "))";
             case UnaryOp::Relu:
                 return "(" + x + " != " + x + " ? " + x + " : (" + x + " > " + zero + " ? " + x + " : " + zero + "))";
             case UnaryOp::Abs: return call("fabs");
@@ -1026,9 +1026,9 @@ public:
             close();
             open("else");
             line(ct + " s = " + literal(dt, 0) + ";");
-            line("for (long long " + i + " = 0; " + i + " < " + cnt + "; ++" + i + ") s += " + (f ? "expf(" : "exp(") +
+            line("for (long long " + i + " = 0; " + i + " < " + cnt + "; ++" + i + ") s += " + (f ? "trl::exp_f32(" : "exp(") +
                  xi(i) + " - mx);");
-            line(out + " = " + conv(std::string("mx + ") + (f ? "logf(s)" : "log(s)"), dt, result) + ";");
+            line(out + " = " + conv(std::string("mx + ") + (f ? "trl::log_f32(s)" : "log(s)"), dt, result) + ";");
             close();
             close();
             break;
@@ -1050,7 +1050,7 @@ public:
         DType result = n.type.dtype;
         DType dt = result == DType::F32 || result == DType::F64 ? result : DType::F32;
         bool f = dt == DType::F32;
-        std::string ct = ctype(dt), ex = f ? "expf(" : "exp(";
+        std::string ct = ctype(dt), ex = f ? "trl::exp_f32(" : "exp(";
         Val x = emit_cast(x0, dt);
         Val r = declare(result, x.maxs, x.dims);
         std::string len = fresh("len"), inner = fresh("inner"), o = fresh("o"), in = fresh("in"), k = fresh("k");
@@ -1065,7 +1065,7 @@ public:
              at(x.name, k) + " : m;");
         line(ct + " s = " + literal(dt, 0) + ";");
         line("for (long long " + k + " = 0; " + k + " < " + len + "; ++" + k + ") s += " + ex + at(x.name, k) + " - m);");
-        line(ct + " ls = " + (f ? "logf(s)" : "log(s)") + ";");
+        line(ct + " ls = " + (f ? "trl::log_f32(s)" : "log(s)") + ";");
         line("(void)ls;");
         open("for (long long " + k + " = 0; " + k + " < " + len + "; ++" + k + ")");
         line(ct + " v = " + at(x.name, k) + ";");

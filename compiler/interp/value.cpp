@@ -1,6 +1,6 @@
 // value — numpy-semantics operations on interpreter values (see value.h).  Every operation
-// computes in its result dtype: f32 in float with the float libm functions (tanh: trl_math.h's
-// correctly rounded one), f64 in double, i32 exactly with overflow reported as an error,
+// computes in its result dtype: f32 in float (exp, log, tanh, sigmoid: runtime/trl_math.h's, which
+// every backend calls too; the other functions: libm's float ones), f64 in double, i32 exactly with overflow reported as an error,
 // bool as bool.
 #include "interp/value.h"
 
@@ -173,11 +173,11 @@ Shape broadcast_shapes(const Shape &a, const Shape &b, DType da, DType db) {
 static double unary_f32(UnaryOp op, float x) {
     switch (op) {
     case UnaryOp::Neg: return -x;
-    case UnaryOp::Exp: return expf(x);
-    case UnaryOp::Log: return logf(x);
+    case UnaryOp::Exp: return trl::exp_f32(x);  // runtime/trl_math.h, as generated code
+    case UnaryOp::Log: return trl::log_f32(x);
     case UnaryOp::Sqrt: return sqrtf(x);
-    case UnaryOp::Tanh: return trl::tanh_f32(x);  // correctly rounded (runtime/trl_math.h)
-    case UnaryOp::Sigmoid: return 1.0f / (1.0f + expf(-x));
+    case UnaryOp::Tanh: return trl::tanh_f32(x);
+    case UnaryOp::Sigmoid: return trl::sigmoid_f32(x);
     case UnaryOp::Relu: return x != x ? x : (x > 0.0f ? x : 0.0f);
     case UnaryOp::Abs: return fabsf(x);
     case UnaryOp::Sin: return sinf(x);
@@ -536,8 +536,8 @@ Value reduce(BuiltinOp op, const Value &x0, const std::vector<int64_t> &axes, bo
             }
             if (dt == DType::F32) {
                 float s = 0.0f, fm = static_cast<float>(mx);
-                for (int64_t i : m) s += expf(static_cast<float>(x.data[i]) - fm);
-                v = fm + logf(s);
+                for (int64_t i : m) s += trl::exp_f32(static_cast<float>(x.data[i]) - fm);
+                v = fm + trl::log_f32(s);
             } else {
                 double s = 0.0;
                 for (int64_t i : m) s += std::exp(x.data[i] - mx);
@@ -579,11 +579,11 @@ Value softmax(const Value &x0, int64_t axis0, bool log, DType result) {
             float m = static_cast<float>(x.data[base]);
             for (int64_t k = 1; k < n; ++k) m = std::max(m, static_cast<float>(x.data[base + k * st]));
             float s = 0.0f;
-            for (int64_t k = 0; k < n; ++k) s += expf(static_cast<float>(x.data[base + k * st]) - m);
-            float ls = logf(s);
+            for (int64_t k = 0; k < n; ++k) s += trl::exp_f32(static_cast<float>(x.data[base + k * st]) - m);
+            float ls = trl::log_f32(s);
             for (int64_t k = 0; k < n; ++k) {
                 float v = static_cast<float>(x.data[base + k * st]);
-                r.data[base + k * st] = log ? (v - m) - ls : expf(v - m) / s;
+                r.data[base + k * st] = log ? (v - m) - ls : trl::exp_f32(v - m) / s;
             }
         } else {
             double m = x.data[base];

@@ -5,7 +5,8 @@
 //
 // Storage: every non-key element is held in a double.  This is exact for bool, i32 and f32, and
 // every operation computes in the dtype of its result: an f32 addition is `float + float`, an
-// f32 exp is expf, so the bits equal what generated C++ computes with floats.
+// f32 exp is trl::exp_f32 (runtime/trl_math.h), so the bits equal what generated C++ computes
+// with floats.
 // Errors (bad index, integer overflow, empty max, …) throw OpError; the evaluator attaches the
 // source position of the node.
 #include <cstdint>
