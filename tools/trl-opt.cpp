@@ -4,9 +4,8 @@
 //           [--print-vectorize] [--print-dependences]
 //           [--load-schedule=FILE] [--emit=pdg|schedule|memplan|json] [-fno-vectorize]
 //
-// Runs the checked front half of trlc (parse → sema → PDG → checks,
-// driver/pipeline.h run_front_end), then vectorize_free_dims, then prints, in
-// this order and each only when asked:
+// Runs trlc's stages (driver/pipeline.h) through vectorize, or as far as --emit,
+// --print-dependences or --stop-after need, and prints, in this order and each only when asked:
 //   --print-adjoints      the tensors made by autodiff for grad(y, x) (passes/autodiff.h):
 //                           grad.loss.net[i] : f32[4] (2 equations)
 //   --print-incrementalize  the sums over slices made running sums (passes/incrementalize.h):
@@ -18,10 +17,10 @@
 //                         isl piece per line, sorted (schedule/schedule.h)
 //   --emit=KIND           what `trlc --emit=KIND` prints, after the same stages
 // --load-schedule=FILE replaces the scheduler by the isl schedule tree in FILE.
+// --print-after, --stop-after, --print-types and --no-verify work as in trlc.
 // Exit codes as trlc: 0 success, 1 errors in the program or command line, 2 ICE.
 #include <CLI/CLI.hpp>
 #include <iostream>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -31,7 +30,7 @@
 #include "frontend/source.h"
 #include "memory/memplan.h"
 #include "passes/autodiff.h"
-#include "passes/vectorize_free_dims.h"
+#include "passes/vectorize.h"
 #include "pdg/pdg.h"
 #include "schedule/schedule.h"
 
@@ -45,49 +44,29 @@ struct OptOptions {
     bool print_incrementalize = false;
 };
 
+/* The reports, each after the stage that makes what it shows and before that stage's --emit
+ * output: adjoints, running sums and the batch-axis decision after vectorize, the flow
+ * dependences after schedule. */
+void report(const OptOptions &o, const std::string &stage, trlc::PipelineState &s) {
+    if (stage == "vectorize") {
+        if (o.print_adjoints) trlc::print_adjoints(s.prog, std::cout);
+        if (o.print_incrementalize)
+            for (const std::string &l : s.incrementalize_log) std::cout << l << "\n";
+        if (o.print_vectorize) std::cout << trlc::vectorize_decision_to_string(s.prog, s.vec);
+    }
+    if (stage == "schedule" && o.print_dependences) std::cout << trlc::dependences_to_string(s.sched);
+}
+
 int run(const OptOptions &o, trlc::SourceManager &sm, trlc::Diagnostics &diag) {
     using namespace trlc;
     const DriverOptions &opts = o.driver;
-    ir::Program prog;
-    Pdg pdg;
-    std::vector<std::string> inc_log;
-    DriverOptions front = opts;
-    front.incrementalize_log = &inc_log;
-    if (!run_front_end(front, sm, diag, &prog, &pdg)) return 1;
-    if (o.print_adjoints) print_adjoints(prog, std::cout);
-    if (o.print_incrementalize)
-        for (const std::string &l : inc_log) std::cout << l << "\n";
-    VectorizeDecision vec = decide_batch_dims(prog, pdg, opts.vectorize);
-    if (o.print_vectorize) std::cout << vectorize_decision_to_string(prog, vec);
-    if (opts.emit == "pdg") {
-        print_pdg(pdg, std::cout, vec.batch);
-        return 0;
-    }
-    if (!o.print_dependences && opts.emit.empty()) return 0;
-
-    ScheduleOptions sched_opts;
-    sched_opts.load_schedule = opts.load_schedule;
-    Schedule sched = schedule_program(prog, pdg, vec.batch, sched_opts, diag);
-    if (diag.has_errors()) return 1;
-    if (o.print_dependences) std::cout << dependences_to_string(sched);
-    if (opts.emit == "schedule") {
-        print_schedule(sched, std::cout);
-        return 0;
-    }
-    if (opts.emit.empty()) return 0;
-    MemPlan plan = plan_memory(prog, pdg, sched, diag);
-    if (diag.has_errors()) return 1;
-    if (opts.emit == "memplan") {
-        print_memplan(prog, plan, std::cout);
-        return 0;
-    }
-    if (opts.emit == "json") {
-        nlohmann::json doc = nlohmann::json::parse(pdg_to_json(pdg, vec.batch));
-        doc["schedule"] = nlohmann::json::parse(schedule_to_json(sched));
-        doc["memplan"] = nlohmann::json::parse(memplan_to_json(prog, plan));
-        std::cout << doc.dump(2) << "\n";
-    }
-    return 0;
+    std::string goal = o.print_dependences ? "schedule" : "vectorize";
+    if (!opts.emit.empty()) goal = opts.emit == "pdg" ? "vectorize" : opts.emit == "schedule" ? "schedule" : "memplan";
+    if (!opts.stop_after.empty()) goal = opts.stop_after;
+    PipelineState s(opts, sm, diag);
+    PipelineHooks hooks;
+    hooks.after = [&](const std::string &stage, PipelineState &st) { report(o, stage, st); };
+    return run_pipeline(s, goal, hooks);
 }
 
 }  // namespace
@@ -124,11 +103,14 @@ int main(int argc, char **argv) {
     app.add_flag("--fno-vectorize", no_vectorize,
                  "(spelled -fno-vectorize) keep every dim a loop: no batch axes");
     app.add_flag("--no-color", opts.no_color, "never colour diagnostics");
+    bool no_verify = false;
+    trlc::add_pipeline_options(app, opts, &no_verify);
 
     int exit_code = 0;
     if (!trlc::parse_command_line(app, argc, argv, &exit_code)) return exit_code;
     opts.vectorize = !no_vectorize;
     opts.incrementalize = !no_incrementalize;
+    opts.verify_each = !no_verify;
     trlc::SourceManager sm;
     trlc::Diagnostics diag(sm, std::cerr);
     diag.set_color(false);

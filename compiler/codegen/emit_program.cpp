@@ -3,33 +3,9 @@
 // and saves, run_program with the schedule's loop nest, and main.  Expressions are written by
 // codegen/expr_emitter.h.
 //
-// Fusion.  Consecutive tensor statements of one loop body (children of one Block of the loop
-// nest) become one kernel when one thread per batch point can run them in order:
-//   1. they have the same batch: the same batch dims in the same order (so the kernel's
-//      element e is the same batch point for each of them);
-//   2. every read, by a member, of a tensor that a member writes is at the reader's own batch
-//      point: the PDG access { c[p] -> x[q] } (isl) lies in { q_batch = p_batch };
-//   3. no thread touches bytes that another thread writes: two different buffers that the
-//      chain touches (one of them written by it) share arena bytes only when both are reached
-//      only at the thread's own batch point, the batch dims lead their storage order, and
-//      they start at the same offset with the same bytes per batch point (a donation chain
-//      a -> b -> c of point buffers), so each thread reuses only its own bytes.
-// One batch point's work then happens in the order of the unfused kernels, and different
-// points never share bytes, so the fused kernel computes what the separate launches did (and
-// the memory plan stays as is).  With one batch point (no batch dims) the chain is sequential
-// and always fuses.
-//
-// Matrix products through BLAS (dsl/README §7.7).  A matmul node of a tensor statement whose
-// operands have static shapes A [M, K] or [K] and B [K, N], with K·N >= blas_min_kn, an f32 or
-// f64 result, and a B that does not depend on the statement's batch coordinates (it reads no
-// batch variable), is computed for all n batch points at once by one trl_gemm:
-// [n·M, K] · [K, N] (obs[b] @ W over the batch b becomes one GEMM with M = batch).  The
-// statement then runs as: per product, an operand kernel (each point writes its A rows to the
-// workspace, point 0 writes B), the gemm call into the workspace, and last the statement's
-// kernel, in which each product node reads its rows of the workspace (ExprEmitter::bind).
-// Products are taken in post-order, so an operand may use an earlier product's result; the
-// operand kernels recompute the (pure) subexpressions they need.  Such statements are not fused.
-// Only the order of the sums of each product changes (BLAS's blocking instead of k = 0, 1, …).
+// Which statements run through trl_gemm and which share a kernel is decided before, by the
+// blas and fusion passes (codegen/kernel_plan.h, rules in plan_blas.cpp and
+// plan_fusion.cpp); this file writes what they decided.
 #include "codegen/emit_program.h"
 
 #include <algorithm>
@@ -38,7 +14,7 @@
 #include <string>
 
 #include "codegen/expr_emitter.h"
-#include "pdg/pdg_impl.h"
+#include "codegen/kernel_plan.h"
 
 namespace trlc {
 
@@ -50,8 +26,14 @@ class ProgramEmitter {
 public:
     ProgramEmitter(const ir::Program &prog, const Schedule &sched, const MemPlan &plan,
                    const SourceManager *sm, const Pdg *pdg = nullptr,
-                   const CodegenOptions &opts = CodegenOptions())
+                   const CodegenOptions &opts = CodegenOptions(), const KernelPlan *kernels = nullptr)
         : prog_(prog), sched_(sched), plan_(plan), sm_(sm), pdg_(pdg), opts_(opts) {
+        if (kernels) {
+            kp_ = *kernels;
+        } else {  // the blas and fusion passes, as the pipeline runs them
+            plan_blas(prog_, sched_, plan_, opts_, &kp_);
+            plan_fusion(prog_, pdg_, sched_, plan_, opts_, &kp_);
+        }
         size_t k = 0;
         for (const auto &b : prog_.bounds) {
             if (runtime_bound(k)) bound_values_.index[b.first] = static_cast<int>(k);
@@ -72,18 +54,16 @@ public:
         out_ += "#include \"trl_rt.h\"\n#include \"trl_random.h\"\n#include \"trl_linalg.h\"\n#include \"trl_ops.h\"\n\n";
         out_ += "// The arena: one allocation; offsets and size from the memory plan (--emit=memplan).\n";
         out_ += "static const size_t kArenaBytes = " + std::to_string(plan_.peak_bytes) + ";\n";
-        plan_blas();
-        if (workspace_bytes_ > 0)
+        if (kp_.workspace_bytes > 0)
             out_ += "// Operands and results of the products handed to trl_gemm (outside the arena).\n"
-                    "static const size_t kWorkspaceBytes = " + std::to_string(workspace_bytes_) + ";\n";
+                    "static const size_t kWorkspaceBytes = " + std::to_string(kp_.workspace_bytes) + ";\n";
         out_ += "\n";
         out_ += prelude(prog_, sm_);
         size_t bound_block = out_.size();
-        if (root()) plan_fusion(*root());
         for (size_t s = 0; s < sched_.statements.size(); ++s)
-            if (sched_.statements[s].kind != Statement::Tensor || single_.count(static_cast<int>(s)))
+            if (sched_.statements[s].kind != Statement::Tensor || kp_.single.count(static_cast<int>(s)))
                 statement_function(static_cast<int>(s));
-        for (size_t g = 0; g < groups_.size(); ++g) fused_function(static_cast<int>(g));
+        for (size_t g = 0; g < kp_.groups.size(); ++g) fused_function(static_cast<int>(g));
         out_.insert(bound_block, bound_value_globals());
         run_program();
         main_function(main_path);
@@ -132,8 +112,8 @@ public:
         point_vars(st, body, indent);
         ExprEmitter ee(prog_, plan_, body, indent);
         ee.bound_values = &bound_values_;
-        auto bp = blas_.find(statement_index(st));
-        if (bp != blas_.end()) bind_products(ee, bp->second, bp->second.products.size());
+        auto bp = kp_.blas.find(statement_index(st));
+        if (bp != kp_.blas.end()) bind_products(ee, bp->second, bp->second.products.size());
         if (opts_.fuse) ee.count_uses(*eq.body);
         Val v = ee.emit_ew(*eq.body);
         if (!v.tuple && !x.type.is_tuple && v.dt != x.type.dtype) v = ee.emit_cast(v, x.type.dtype);
@@ -172,119 +152,7 @@ public:
         return static_cast<int>(&st - sched_.statements.data());
     }
 
-    // ---- matrix products through BLAS (rules in the file comment) -----------------------
-
-    /** One matmul node of a statement computed by trl_gemm for all batch points at once. */
-    struct BlasProduct {
-        const ir::Node *node = nullptr;
-        DType dt = DType::F32;
-        int64_t m = 1, k = 1, n = 1;           // per point: A [m, k] ([k] when m_vector), B [k, n]
-        bool a_vector = false;
-        int64_t a_off = 0, b_off = 0, c_off = 0;  // workspace byte offsets
-    };
-    struct BlasPlan {
-        int64_t points = 1;  // batch points of the statement (the GEMM has points·m rows)
-        std::vector<BlasProduct> products;
-    };
-
-    static bool index_uses(const ir::IndexExpr *e, const std::set<int> &vars) {
-        if (!e) return false;
-        if (e->kind == ir::IndexExpr::Aff) {
-            for (size_t v = 0; v < e->aff.coef.size(); ++v)
-                if (e->aff.coef[v] != 0 && vars.count(static_cast<int>(v))) return true;
-            return false;
-        }
-        return index_uses(e->a.get(), vars) || index_uses(e->b.get(), vars);
-    }
-    static bool type_uses(const ir::Type &t, const std::set<int> &vars) {
-        for (const auto &e : t.shape)
-            if (index_uses(e.dynamic.get(), vars)) return true;
-        for (const auto &e : t.elems)
-            if (type_uses(e, vars)) return true;
-        return false;
-    }
-    /** Whether the value of "n" may depend on the variables "vars" (coordinates, read indices,
-     *  slice ends, dynamic extents anywhere below it). */
-    static bool depends_on(const ir::Node &n, const std::set<int> &vars, std::set<const ir::Node *> &seen) {
-        if (!seen.insert(&n).second) return false;
-        if (n.kind == NodeKind::Coord && vars.count(n.var)) return true;
-        if (type_uses(n.type, vars)) return true;
-        for (const auto &ri : n.index)
-            if (index_uses(ri.point.get(), vars) || index_uses(ri.lo.get(), vars) || index_uses(ri.hi.get(), vars))
-                return true;
-        for (const auto &si : n.sindex)
-            if (index_uses(si.lo.get(), vars) || index_uses(si.hi.get(), vars)) return true;
-        for (const auto &a : n.args)
-            if (a && depends_on(*a, vars, seen)) return true;
-        return false;
-    }
-    static bool static_type(const ir::Type &t, size_t rank) {
-        if (t.is_tuple || t.shape.size() != rank) return false;
-        for (const auto &e : t.shape)
-            if (!e.is_static() || e.max_value <= 0) return false;
-        return true;
-    }
-
-    /** Matmul nodes below "n" in post-order (operands first), each once. */
-    static void matmuls(const ir::Node &n, std::set<const ir::Node *> &seen, std::vector<const ir::Node *> &out) {
-        if (!seen.insert(&n).second) return;
-        for (const auto &a : n.args)
-            if (a) matmuls(*a, seen, out);
-        if (n.kind == NodeKind::Builtin && n.builtin == BuiltinOp::MatMul && n.args.size() == 2) out.push_back(&n);
-    }
-
-    /** Choose the products of every tensor statement that go to trl_gemm; size the workspace. */
-    void plan_blas() {
-        if (!opts_.blas) return;
-        for (size_t si = 0; si < sched_.statements.size(); ++si) {
-            const Statement &st = sched_.statements[si];
-            if (st.kind != Statement::Tensor || plan_.buffer_of(st.index) < 0) continue;
-            const ir::Tensor &x = prog_.tensors.at(st.index);
-            if (st.equation < 0 || st.equation >= static_cast<int>(x.equations.size())) continue;
-            const ir::Equation &eq = x.equations[st.equation];
-            std::set<int> batch_vars;
-            for (int p : st.batch_positions)
-                if (p < static_cast<int>(eq.pattern.size()) && eq.pattern[p].kind != ir::PatternItem::Constant)
-                    batch_vars.insert(eq.pattern[p].var);
-            BlasPlan bp;
-            bp.points = batch_count(st, x.dims);
-            std::set<const ir::Node *> seen;
-            std::vector<const ir::Node *> found;
-            matmuls(*eq.body, seen, found);
-            int64_t bytes = 0;
-            auto take = [&](int64_t b) {
-                int64_t at = bytes;
-                bytes += (b + 255) / 256 * 256;
-                return at;
-            };
-            for (const ir::Node *mm : found) {
-                const ir::Type &ta = mm->args[0]->type, &tb = mm->args[1]->type;
-                DType dt = mm->type.dtype;
-                if (mm->type.is_tuple || (dt != DType::F32 && dt != DType::F64)) continue;
-                bool a1 = static_type(ta, 1), a2 = static_type(ta, 2);
-                if (!(a1 || a2) || !static_type(tb, 2) || ta.dtype == DType::Key || tb.dtype == DType::Key) continue;
-                if (!static_type(mm->type, a1 ? 1 : 2)) continue;
-                BlasProduct p;
-                p.node = mm;
-                p.dt = dt;
-                p.a_vector = a1;
-                p.m = a1 ? 1 : ta.shape[0].max_value;
-                p.k = ta.shape.back().max_value;
-                p.n = tb.shape[1].max_value;
-                if (tb.shape[0].max_value != p.k || p.k * p.n < opts_.blas_min_kn) continue;
-                std::set<const ir::Node *> seen_b;
-                if (bp.points > 1 && depends_on(*mm->args[1], batch_vars, seen_b)) continue;
-                int64_t sz = leaf_size(dt);
-                p.a_off = take(bp.points * p.m * p.k * sz);
-                p.b_off = take(p.k * p.n * sz);
-                p.c_off = take(bp.points * p.m * p.n * sz);
-                bp.products.push_back(p);
-            }
-            if (bp.products.empty()) continue;
-            workspace_bytes_ = std::max(workspace_bytes_, bytes);
-            blas_[static_cast<int>(si)] = bp;
-        }
-    }
+    // ---- matrix products through BLAS (plan in codegen/plan_blas.cpp) -----------
 
     /** The first "count" products of "bp" read from the workspace at this thread's point e. */
     void bind_products(ExprEmitter &ee, const BlasPlan &bp, size_t count) {
@@ -304,7 +172,7 @@ public:
     /** The operand kernel of product "j" of statement "si": A rows per point, B at point 0. */
     void operand_function(int si, size_t j) {
         const Statement &st = sched_.statements[si];
-        const BlasPlan &bp = blas_.at(si);
+        const BlasPlan &bp = kp_.blas.at(si);
         const BlasProduct &p = bp.products[j];
         std::string body, ct = ctype(p.dt);
         out_ += "\n// " + st.name + ": operands of the product at " + where(p.node->loc) + " ([" +
@@ -327,166 +195,12 @@ public:
         out_ += body + "}\n";
     }
 
-    // ---- fusion (rules in the file comment) ----------------------------------------------
-
-    /** Program dims of tensor "t" that are batch axes, in the tensor's dim order. */
-    std::vector<int> batch_dims_of(int t) const {
-        std::vector<int> b;
-        for (int d : prog_.tensors.at(t).dims)
-            if (d < static_cast<int>(sched_.batch_dims.size()) && sched_.batch_dims[d]) b.push_back(d);
-        return b;
-    }
-
-    /** Positions of the batch dims in tensor "t"'s domain. */
-    std::vector<int> batch_positions_of(int t) const {
-        std::vector<int> b;
-        const auto &dims = prog_.tensors.at(t).dims;
-        for (size_t k = 0; k < dims.size(); ++k)
-            if (dims[k] < static_cast<int>(sched_.batch_dims.size()) && sched_.batch_dims[dims[k]])
-                b.push_back(static_cast<int>(k));
-        return b;
-    }
-
-    const PdgNode *tensor_node(int t) const {
-        for (const PdgNode &n : pdg_->impl().nodes)
-            if (n.kind == PdgNode::Tensor && n.ir_index == t) return &n;
-        return nullptr;
-    }
-
-    /** Whether every point read through PDG edge "e" (consumer tensor "c", producer "u") has
-     *  the consumer point's batch coordinates: access ⊆ { c[p] -> u[q] : q_batch = p_batch }. */
-    bool same_batch_point(const PdgEdge &e, int c, int u) const {
-        if (batch_dims_of(c) != batch_dims_of(u)) return false;
-        std::vector<int> cp = batch_positions_of(c), up = batch_positions_of(u);
-        isl::map access = concrete(pdg_->impl(), e.access);
-        isl_map *eq = isl_map_universe(access.get_space().release());
-        for (size_t i = 0; i < cp.size(); ++i)
-            eq = isl_map_equate(eq, isl_dim_in, cp[i], isl_dim_out, up[i]);
-        return access.is_subset(isl::manage(eq));
-    }
-
-    /** Bytes of one batch point of tensor "t"'s buffer when the batch dims lead its storage
-     *  order (a thread's bytes are then one block), else -1. */
-    int64_t bytes_per_point(int t) const {
-        int bi = plan_.buffer_of(t);
-        if (bi < 0) return -1;
-        const Buffer &b = plan_.buffers[bi];
-        bool seen_window = false;
-        int64_t points = 1;
-        for (size_t d = 0; d < b.modulus.size(); ++d) {
-            bool batch = d < b.batch.size() && b.batch[d];
-            if (batch && seen_window) return -1;
-            if (batch) points *= b.modulus[d];
-            else if (b.modulus[d] > 1) seen_window = true;
-        }
-        return points > 0 ? b.slots / points * b.slot_bytes : -1;
-    }
-
-    /** Whether statements "g" (consecutive in one loop body) may run as one kernel. */
-    bool can_fuse(const std::vector<int> &g) {
-        const Statement &first = sched_.statements.at(g[0]);
-        std::vector<int> sig = batch_dims_of(first.index);
-        int64_t points = 1;
-        for (int d : sig) points *= prog_.dims[d].bound;
-        for (int s : g) {
-            const Statement &st = sched_.statements.at(s);
-            if (blas_.count(s)) return false;  // operand kernels and gemm calls come first
-            if (st.kind != Statement::Tensor || batch_dims_of(st.index) != sig) return false;
-            if (plan_.buffer_of(st.index) < 0) return false;
-        }
-        if (points <= 1) return true;  // one thread runs the chain in order
-        // Tensors touched: written by a member, or read (own batch point only, or not).
-        std::set<int> written;
-        std::map<int, bool> own_point;  // tensor -> every access at the thread's batch point
-        for (int s : g) {
-            written.insert(sched_.statements[s].index);
-            own_point.emplace(sched_.statements[s].index, true);
-        }
-        for (int s : g) {
-            const Statement &st = sched_.statements[s];
-            const PdgNode *node = tensor_node(st.index);
-            if (!node || st.equation < 0 || st.equation >= static_cast<int>(node->equations.size()))
-                return false;
-            for (int ei : node->equations[st.equation].edges) {
-                const PdgEdge &e = pdg_->impl().edges.at(ei);
-                const PdgNode &prod = pdg_->impl().nodes.at(e.producer);
-                if (prod.kind != PdgNode::Tensor) return false;
-                int u = prod.ir_index;
-                if (plan_.buffer_of(u) < 0) continue;  // a load: read-only, outside the plan
-                bool own = same_batch_point(e, st.index, u);
-                if (!own && written.count(u)) return false;  // rule 2
-                auto it = own_point.emplace(u, own).first;
-                it->second = it->second && own;
-            }
-        }
-        // Rule 3: shared bytes between different buffers.
-        for (auto a = own_point.begin(); a != own_point.end(); ++a) {
-            for (auto b = std::next(a); b != own_point.end(); ++b) {
-                if (!written.count(a->first) && !written.count(b->first)) continue;
-                const Buffer &ba = plan_.buffers[plan_.buffer_of(a->first)];
-                const Buffer &bb = plan_.buffers[plan_.buffer_of(b->first)];
-                if (ba.bytes == 0 || bb.bytes == 0) continue;
-                if (ba.offset + ba.bytes <= bb.offset || bb.offset + bb.bytes <= ba.offset) continue;
-                int64_t fa = bytes_per_point(a->first), fb = bytes_per_point(b->first);
-                bool aligned = a->second && b->second && fa > 0 && fa == fb && ba.offset == bb.offset;
-                if (!aligned) return false;
-            }
-        }
-        return true;
-    }
-
-    /** Group consecutive tensor statements of every Block (greedy, in order). */
-    void plan_fusion(const LoopNode &n) {
-        if (n.kind == LoopNode::User) {
-            single_.insert(n.stmt);
-            return;
-        }
-        if (n.kind != LoopNode::Block) {
-            for (const auto &ch : n.children) plan_fusion(*ch);
-            return;
-        }
-        std::vector<int> run;
-        size_t run_start = 0;
-        auto flush = [&](size_t end) {
-            if (run.size() == 1) single_.insert(run[0]);
-            if (run.size() > 1) {
-                int id = -1;
-                for (size_t g = 0; g < groups_.size(); ++g)
-                    if (groups_[g] == run) id = static_cast<int>(g);
-                if (id < 0) {
-                    id = static_cast<int>(groups_.size());
-                    groups_.push_back(run);
-                }
-                fused_at_[{&n, run_start}] = {id, end - run_start};
-            }
-            run.clear();
-        };
-        for (size_t i = 0; i < n.children.size(); ++i) {
-            const LoopNode &ch = *n.children[i];
-            bool tensor = ch.kind == LoopNode::User &&
-                          sched_.statements.at(ch.stmt).kind == Statement::Tensor;
-            if (!tensor) {
-                flush(i);
-                plan_fusion(ch);
-                continue;
-            }
-            if (!run.empty()) {
-                std::vector<int> longer = run;
-                longer.push_back(ch.stmt);
-                if (!(opts_.fuse && pdg_ && can_fuse(longer))) flush(i);
-            }
-            if (run.empty()) run_start = i;
-            run.push_back(ch.stmt);
-        }
-        flush(n.children.size());
-    }
-
     /** The kernel of group "g": named after its first statement and its size; a statement the
      *  loop nest runs in several places (peeled or split loops) can start several groups of
      *  the same size, so the second and later of those get "_2", "_3", …. */
     std::string fused_name(int g) const {
         auto base = [&](int h) {
-            const auto &m = groups_.at(h);
+            const auto &m = kp_.groups.at(h);
             return "k_fused_" + ident(sched_.statements.at(m.front()).name) + "_x" +
                    std::to_string(m.size());
         };
@@ -498,7 +212,7 @@ public:
 
     /** One kernel running the statements of group "g" in order at each batch point. */
     void fused_function(int g) {
-        const auto &members = groups_.at(g);
+        const auto &members = kp_.groups.at(g);
         std::string names, sig;
         for (size_t i = 0; i < members.size(); ++i) {
             const Statement &st = sched_.statements.at(members[i]);
@@ -535,9 +249,9 @@ public:
             const ir::Tensor &x = prog_.tensors.at(st.index);
             const ir::Equation &eq = x.equations.at(st.equation);
             if (plan_.buffer_of(st.index) < 0) throw CodegenError{eq.loc, "code generation found no buffer for " + x.name};
-            bool gemm = blas_.count(si) > 0;
+            bool gemm = kp_.blas.count(si) > 0;
             if (gemm)
-                for (size_t j = 0; j < blas_.at(si).products.size(); ++j) operand_function(si, j);
+                for (size_t j = 0; j < kp_.blas.at(si).products.size(); ++j) operand_function(si, j);
             out_ += "\n// " + st.name + ": " + x.name + " at " + where(eq.loc) +
                     (gemm ? " (its products read from the workspace)" : "") + "\n";
             out_ += "TRL_KERNEL " + fname + "(long long n, char *arena, " + (gemm ? "char *ws, " : "") +
@@ -646,8 +360,8 @@ public:
             return;
         case LoopNode::Block:
             for (size_t i = 0; i < n.children.size(); ++i) {
-                auto f = fused_at_.find({&n, i});
-                if (f == fused_at_.end()) {
+                auto f = kp_.fused_at.find({&n, i});
+                if (f == kp_.fused_at.end()) {
                     loop(*n.children[i], indent);
                     continue;
                 }
@@ -658,7 +372,7 @@ public:
                     args += ", s_" + ident(sched_.statements.at(u.stmt).name);
                     for (const auto &a : u.args) args += ", " + ast_c(*a);
                 }
-                const Statement &st = sched_.statements.at(groups_[g].front());
+                const Statement &st = sched_.statements.at(kp_.groups[g].front());
                 out_ += pad + "TRL_LAUNCH(" + fused_name(g) + ", " +
                         lit_int(batch_count(st, prog_.tensors.at(st.index).dims)) + ", arena" + args + ");\n";
                 i += f->second.second - 1;
@@ -673,8 +387,8 @@ public:
             if (st.kind == Statement::Tensor) {
                 const ir::Tensor &x = prog_.tensors.at(st.index);
                 std::string npts = lit_int(batch_count(st, x.dims));
-                auto bp = blas_.find(n.stmt);
-                if (bp == blas_.end()) {
+                auto bp = kp_.blas.find(n.stmt);
+                if (bp == kp_.blas.end()) {
                     out_ += pad + "TRL_LAUNCH(" + fname + ", " + npts + ", arena, " + stream + args + ");\n";
                     return;
                 }
@@ -786,7 +500,7 @@ public:
         out_ += "    trlg_start(ctx, arena, host);  // loaded tensors\n";
         out_ += "    (void)arena;\n    (void)host;\n";
         out_ += "    const uint64_t seed = trl_seed(ctx);\n    (void)seed;\n";
-        if (workspace_bytes_ > 0) {
+        if (kp_.workspace_bytes > 0) {
             out_ += "    char *ws = nullptr;  // operands and results of the trl_gemm products\n";
             out_ += "    TRL_CHECK(trl_workspace(ctx, kWorkspaceBytes, (void **)&ws));\n";
         }
@@ -878,13 +592,9 @@ private:
     const Pdg *pdg_;
     CodegenOptions opts_;
     std::string out_;
-    std::set<int> single_;                     // tensor statements launched alone somewhere
-    std::vector<std::vector<int>> groups_;     // fused chains (statement indices, in order)
-    std::map<std::pair<const LoopNode *, size_t>, std::pair<int, size_t>> fused_at_;  // block, first child -> group, length
+    KernelPlan kp_;  // the blas and fusion passes' decisions
     std::map<int, std::set<int>> emit_reads_;
     ExprEmitter::BoundValues bound_values_;  // run-time bounds read by kernels as values
-    std::map<int, BlasPlan> blas_;  // tensor statement -> its products computed by trl_gemm
-    int64_t workspace_bytes_ = 0;   // the largest statement's workspace (statements run in turn)
 };
 
 }  // namespace
@@ -895,8 +605,9 @@ std::string emit_cuda(const ir::Program &prog, const Schedule &sched, const MemP
 }
 
 std::string emit_cuda(const ir::Program &prog, const Pdg &pdg, const Schedule &sched,
-                      const MemPlan &plan, const SourceManager *sm, const CodegenOptions &opts) {
-    return ProgramEmitter(prog, sched, plan, sm, &pdg, opts).run();
+                      const MemPlan &plan, const SourceManager *sm, const CodegenOptions &opts,
+                      const KernelPlan *kernels) {
+    return ProgramEmitter(prog, sched, plan, sm, &pdg, opts, kernels).run();
 }
 
 std::string emit_cuda(const ir::Program &prog, const Schedule &sched, const MemPlan &plan) {

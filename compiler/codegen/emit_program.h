@@ -53,9 +53,13 @@ std::string emit_cuda(const ir::Program &prog, const Schedule &sched, const MemP
 std::string emit_cuda(const ir::Program &prog, const Schedule &sched, const MemPlan &plan,
                       const SourceManager *sm);
 
+struct KernelPlan;  // codegen/kernel_plan.h
+
 /** As above with the PDG, whose access relations decide which statements fuse (without it,
- *  or with opts.fuse false, every statement is its own kernel). */
+ *  or with opts.fuse false, every statement is its own kernel).  "kernels": the products and
+ *  fusion passes' decisions (codegen/kernel_plan.h); null: made here by the same passes. */
 std::string emit_cuda(const ir::Program &prog, const Pdg &pdg, const Schedule &sched,
-                      const MemPlan &plan, const SourceManager *sm, const CodegenOptions &opts);
+                      const MemPlan &plan, const SourceManager *sm, const CodegenOptions &opts,
+                      const KernelPlan *kernels = nullptr);
 
 }  // namespace trlc

@@ -1,6 +1,7 @@
 #pragma once
 // cli_common — command-line pieces that trlc (driver/main.cpp) and trl-opt (tools/trl-opt.cpp)
-// share, so that the two spell the same option the same way: the incrementalize options and
+// share, so that the two spell the same option the same way: the incrementalize options, the
+// pipeline runner's options (--print-after, --stop-after, --print-types, --no-verify) and
 // CLI11 parsing with the drivers' exit codes.  Header-only: both programs link CLI11, trlc_lib
 // does not.
 #include <CLI/CLI.hpp>
@@ -20,6 +21,28 @@ inline void add_incrementalize_options(CLI::App &app, DriverOptions &opts,
                    "make running sums only of tensors of at least BYTES (default 1 MB)");
     app.add_flag("--fno-incrementalize", *no_incrementalize,
                  "(spelled -fno-incrementalize) keep sums over slices as written: no running sums");
+}
+
+/** Adds --print-after=PASS[,PASS], --stop-after=PASS, --print-types and --no-verify (the
+ *  pipeline runner's options, driver/pipeline.h) with the stage names as their choices;
+ *  *no_verify becomes !opts.verify_each after parsing. */
+inline void add_pipeline_options(CLI::App &app, DriverOptions &opts, bool *no_verify) {
+    std::vector<std::string> stages;
+    for (const Stage &st : pipeline_stages()) stages.push_back(st.name);
+    std::string list;
+    for (const std::string &n : stages) list += (list.empty() ? "" : ", ") + n;
+    app.add_option("--print-after", opts.print_after,
+                   "print the program (or the pass's result) on stderr after PASS: one of all, " +
+                       list + " (except build, interpret); comma-separated or repeated")
+        ->delimiter(',')
+        ->check(CLI::IsMember(printable_stage_names()));
+    app.add_option("--stop-after", opts.stop_after, "stop after pass PASS (exit 0)")
+        ->check(CLI::IsMember(stages));
+    app.add_flag("--print-types", opts.print_types,
+                 "with --print-after: every operation of the IR on its own line with its type");
+    app.add_flag("--no-verify", *no_verify,
+                 "skip the IR verifier that checks the IR's invariants after every pass that "
+                 "rewrites it (a violation is an internal error naming the pass)");
 }
 
 /** Parses argv (-fX spelled as --fX, see cli11_args).  Returns true to go on; false when the

@@ -40,13 +40,31 @@ const char *kDescription =
     "                  OUT --help lists the program's own options\n"
     "With none of these, trlc only checks the program.\n"
     "\n"
+    "Passes, in order (names for --print-after, --stop-after and --time-passes):\n"
+    "%PASSES%"
+    "--print-after=PASS prints the program (the IR, close to .trl syntax; shared values as\n"
+    "%n = ... lines; --print-types adds every operation's type) or the pass's result on\n"
+    "stderr.  The IR verifier checks the IR after every pass that rewrites it (--no-verify).\n"
+    "\n"
     "Exit codes: 0 success, 1 errors in the program or the command line, 2 internal\n"
     "compiler error (a bug in trlc: please report it with the input).\n";
+
+/** kDescription with the pass list (driver/pipeline.h) in place of %PASSES%. */
+std::string description() {
+    std::string passes;
+    for (const trlc::Stage &st : trlc::pipeline_stages()) {
+        std::string name = std::string("  ") + st.name;
+        passes += name + std::string(name.size() < 18 ? 18 - name.size() : 1, ' ') + st.summary + "\n";
+    }
+    std::string d = kDescription;
+    d.replace(d.find("%PASSES%"), 8, passes);
+    return d;
+}
 
 }  // namespace
 
 int main(int argc, char **argv) {
-    CLI::App app{kDescription, "trlc"};
+    CLI::App app{description(), "trlc"};
     app.set_version_flag("--version", std::string("trlc ") + TRLC_VERSION);
     trlc::DriverOptions opts;
     std::vector<std::string> defines;
@@ -64,8 +82,9 @@ int main(int argc, char **argv) {
     bool no_incrementalize = false;
     trlc::add_incrementalize_options(app, opts, &no_incrementalize);
     bool no_fuse = false;
-    app.add_flag("--fno-fuse", no_fuse,
-                 "(spelled -fno-fuse) with --emit=cuda or -o: one kernel per statement, no fusion");
+    app.add_flag("--fno-fusion,--fno-fuse", no_fuse,
+                 "(spelled -fno-fusion, or -fno-fuse) with --emit=cuda or -o: one kernel per "
+                 "statement (the fusion pass off)");
     bool no_blas = false;
     app.add_flag("--fno-blas", no_blas,
                  "(spelled -fno-blas) with --emit=cuda or -o: every matmul a sequential k loop "
@@ -113,7 +132,9 @@ int main(int argc, char **argv) {
                  "... -lcublas)");
     app.add_flag("--no-color", opts.no_color, "never colour diagnostics");
     app.add_flag("--time-passes", opts.time_passes,
-                 "print each stage's CPU and wall time on stderr at the end");
+                 "print each pass's CPU and wall time on stderr at the end");
+    bool no_verify = false;
+    trlc::add_pipeline_options(app, opts, &no_verify);
     // Hidden (empty group): shared with trl-opt, for tests of a hand-written schedule.
     app.add_option("--load-schedule", opts.load_schedule,
                    "use the isl schedule tree (YAML) in FILE instead of the scheduler")
@@ -125,6 +146,7 @@ int main(int argc, char **argv) {
     opts.raw_defines = defines;
     opts.vectorize = !no_vectorize;
     opts.incrementalize = !no_incrementalize;
+    opts.verify_each = !no_verify;
     opts.fuse = !no_fuse;
     opts.blas = !no_blas;
     if (app.count("--interpret") && opts.interpret.empty()) opts.interpret = "pointwise";

@@ -1,30 +1,29 @@
-// pipeline — parse → sema → PDG → checks → (emit | interpret), in one place.
+// pipeline — the stage list and its runner (the contract is in driver/pipeline.h).
+//
+// Each stage is a function of the PipelineState that fills in its part (parse: the AST, sema:
+// the Program, …) and a printer for --print-after.  The runner alone opens the --time-passes
+// timers, runs the verifier, prints dumps and --emit outputs and decides where to stop, so a
+// stage never returns early for an --emit.  Example: `trlc p.trl --emit=schedule` runs parse
+// … schedule, then prints print_schedule's text (the emit table below) and stops.
 #include "driver/pipeline.h"
 
 #include <fstream>
 #include <iostream>
-#include <limits>
-#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "checks/checks.h"
-#include "codegen/emit_program.h"
 #include "driver/build_program.h"
 #include "driver/runtime_bounds.h"
 #include "driver/time_passes.h"
 #include "externs/extern_host.h"
 #include "externs/externs.h"
 #include "frontend/ast_printer.h"
-#include "frontend/diagnostics.h"
 #include "frontend/parser.h"
 #include "interp/interpreter.h"
-#include "memory/memplan.h"
+#include "ir/printer.h"
+#include "ir/verify.h"
 #include "passes/autodiff.h"
 #include "passes/incrementalize.h"
-#include "passes/vectorize_free_dims.h"
-#include "schedule/schedule.h"
-#include "pdg/pdg.h"
-#include "sema/sema.h"
 
 namespace trlc {
 
@@ -56,198 +55,359 @@ bool parse_define(const std::string &raw, SemaOptions &sema, Diagnostics &diag) 
     return true;
 }
 
-/** Run the point-wise interpreter, or the scheduled one when "sched" is given. */
-int run_interpreter(const ir::Program &prog, const Schedule *sched, const MemPlan *plan,
-                    const DriverOptions &opts, Diagnostics &diag) {
+// ---- the stages -------------------------------------------------------------------------
+
+int parse_stage(PipelineState &s) {
+    s.sema.include_dirs = s.opts.include_dirs;
+    s.sema.import_root = s.opts.import_root;
+    s.sema.stdlib_dir = TRLC_STDLIB_DIR;
+    if (const char *env = getenv("TRLC_STDLIB_DIR")) s.sema.stdlib_dir = env;
+    bool defines_ok = true;
+    for (const std::string &d : s.opts.raw_defines) defines_ok &= parse_define(d, s.sema, s.diag);
+    if (!defines_ok) return 1;
+    std::string err;
+    s.file = s.sm.load(s.opts.input, &err);
+    if (s.file < 0) {
+        s.diag.error(err);
+        return 1;
+    }
+    s.module = parse(s.sm, s.file, s.diag);
+    return 0;
+}
+
+int sema_stage(PipelineState &s) {
+    std::optional<ir::Program> prog = analyze(s.module, s.sm, s.diag, s.sema);
+    if (!prog) return 1;
+    s.prog = std::move(*prog);
+    return 0;
+}
+
+int externs_stage(PipelineState &s) {
+    if (s.prog.externs.empty()) return 0;
+    if (!check_externs(s.prog, s.sm, s.opts.include_dirs, s.diag)) return 1;
+    if (!s.opts.interpret.empty() &&  // the interpreter calls them
+        !load_host_externs(s.prog, s.sm, s.opts.include_dirs, s.diag))
+        return 1;
+    return 0;
+}
+
+int autodiff_stage(PipelineState &s) {
+    s.grad_done = true;
+    return differentiate(s.prog, s.diag) ? 0 : 1;  // grad(y, x) → adjoint tensors
+}
+
+int incrementalize_stage(PipelineState &s) {  // sums over slices → running sums
+    incrementalize(s.prog, &s.incrementalize_log, s.opts.incrementalize_min_bytes);
+    return 0;
+}
+
+int pdg_stage(PipelineState &s) {
+    s.pdg = build_pdg(s.prog, s.diag);
+    return 0;
+}
+
+int checks_stage(PipelineState &s) {
+    {
+        PassTimer t("reads defined");
+        check_reads_defined(s.pdg, s.diag);
+    }
+    if (s.diag.has_errors()) return 1;
+    PassTimer t("no zero cycle");
+    check_no_zero_cycle(s.pdg, s.diag);
+    return 0;
+}
+
+int vectorize_stage(PipelineState &s) {
+    s.vec = vectorize(s.prog, s.pdg, s.opts.vectorize);
+    return 0;
+}
+
+int schedule_stage(PipelineState &s) {
+    ScheduleOptions sched_opts;
+    sched_opts.load_schedule = s.opts.load_schedule;
+    s.sched = schedule_program(s.prog, s.pdg, s.vec.batch, sched_opts, s.diag);
+    return 0;
+}
+
+int memplan_stage(PipelineState &s) {
+    s.plan = plan_memory(s.prog, s.pdg, s.sched, s.diag);
+    return 0;
+}
+
+int runtime_bounds_stage(PipelineState &s) {  // --bound NAME=V of the generated program
+    return find_runtime_bounds(s.opts, s.prog, s.pdg, s.sched, s.plan, s.sm, s.codegen, s.diag)
+               ? 0
+               : 1;
+}
+
+int blas_stage(PipelineState &s) {  // matmuls over the batch → trl_gemm
+    plan_blas(s.prog, s.sched, s.plan, s.codegen, &s.kernels);
+    return 0;
+}
+
+int fusion_stage(PipelineState &s) {  // consecutive statements → one kernel
+    plan_fusion(s.prog, &s.pdg, s.sched, s.plan, s.codegen, &s.kernels);
+    return 0;
+}
+
+int codegen_stage(PipelineState &s) {
+    SourceOptions source_opts;
+    source_opts.standalone = s.opts.standalone;
+    try {
+        s.source = finish_source(
+            emit_cuda(s.prog, s.pdg, s.sched, s.plan, &s.sm, s.codegen, &s.kernels), s.prog, s.sm,
+            s.opts.include_dirs, source_opts);
+    } catch (const CodegenError &e) {
+        s.diag.error(e.loc, e.message);
+        return 1;
+    }
+    return 0;
+}
+
+BuildOptions build_options(const DriverOptions &opts) {
+    BuildOptions b;
+    b.output = opts.output;
+    b.target = opts.target;
+    b.cuda_archs = opts.cuda_archs;
+    b.opt_level = opts.opt_level;
+    b.march = opts.march;
+    b.keep_source = opts.keep_source;
+    b.standalone = opts.standalone;
+    return b;
+}
+
+int build_stage(PipelineState &s) { return build_program(s.source, build_options(s.opts), s.diag); }
+
+/** The point-wise interpreter, or the scheduled one (through the memory plan). */
+int interpret_stage(PipelineState &s) {
     InterpOptions iopts;
-    iopts.seed = opts.seed;
+    iopts.seed = s.opts.seed;
     std::ofstream log;
-    if (!opts.log_path.empty()) {
-        log.open(opts.log_path);
+    if (!s.opts.log_path.empty()) {
+        log.open(s.opts.log_path);
         if (!log) {
-            diag.error("cannot open log file '" + opts.log_path + "'");
+            s.diag.error("cannot open log file '" + s.opts.log_path + "'");
             return 1;
         }
         iopts.log = &log;
     }
-    if (sched) return interpret_scheduled(prog, *sched, *plan, iopts, diag);
-    return interpret(prog, iopts, diag);
+    if (s.opts.interpret == "scheduled") return interpret_scheduled(s.prog, s.sched, s.plan, iopts, s.diag);
+    return interpret(s.prog, iopts, s.diag);
 }
 
-/* The sema options the command line asks for; false after reporting a bad -D. */
-bool make_sema_options(const DriverOptions &opts, SemaOptions *sema, Diagnostics &diag) {
-    sema->include_dirs = opts.include_dirs;
-    sema->import_root = opts.import_root;
-    sema->stdlib_dir = TRLC_STDLIB_DIR;
-    if (const char *env = getenv("TRLC_STDLIB_DIR")) sema->stdlib_dir = env;
-    bool defines_ok = true;
-    for (const std::string &d : opts.raw_defines) defines_ok &= parse_define(d, *sema, diag);
-    return defines_ok;
+// ---- when a stage applies ----------------------------------------------------------------
+
+int goal_of(const PipelineState &s) { return s.goal; }
+
+bool incrementalize_applies(const PipelineState &s) { return s.opts.incrementalize; }
+
+/* The reference semantics needs no schedule: the point-wise interpreter stays independent of
+ * one, so scheduling is skipped when it is the goal. */
+bool schedule_applies(const PipelineState &s) {
+    return !(goal_of(s) == stage_index("interpret") && s.opts.interpret != "scheduled");
 }
 
-/* Read the input file into "sm"; its id, or -1 after reporting why it is unreadable. */
-int load_input(const DriverOptions &opts, SourceManager &sm, Diagnostics &diag) {
-    std::string err;
-    int file = sm.load(opts.input, &err);
-    if (file < 0) diag.error(err);
-    return file;
+/* Run-time bounds and code generation serve --emit=cuda and -o only, not the interpreter. */
+bool codegen_applies(const PipelineState &s) { return goal_of(s) != stage_index("interpret"); }
+
+bool build_applies(const PipelineState &s) { return !s.opts.output.empty(); }
+
+bool interpret_applies(const PipelineState &s) { return !s.opts.interpret.empty(); }
+
+// ---- --print-after printers ---------------------------------------------------------------
+
+void print_ir(const PipelineState &s, std::ostream &out) {
+    ir::PrintOptions po;
+    po.types = s.opts.print_types;
+    ir::print_program(s.prog, out, po);
 }
 
-/* The PDG of "prog" and the two isl checks on it; false when any reported an error. */
-bool build_checked_pdg(const ir::Program &prog, Diagnostics &diag, Pdg *pdg) {
-    {
-        PassTimer t("pdg");
-        *pdg = build_pdg(prog, diag);
-    }
-    if (diag.has_errors()) return false;
-    {
-        PassTimer t("check reads defined");
-        check_reads_defined(*pdg, diag);
-    }
-    if (diag.has_errors()) return false;
-    PassTimer t("check no zero cycle");
-    check_no_zero_cycle(*pdg, diag);
-    return !diag.has_errors();
+void print_ast_of(const PipelineState &s, std::ostream &out) { print_ast(s.module, s.sm, out); }
+
+/* The program after incrementalize, then one comment line per running sum made. */
+void print_incrementalized(const PipelineState &s, std::ostream &out) {
+    print_ir(s, out);
+    for (const std::string &l : s.incrementalize_log) out << "// running sum: " << l << "\n";
 }
 
-int run(const DriverOptions &opts, SourceManager &sm, Diagnostics &diag) {
-    SemaOptions sema_opts;
-    if (!make_sema_options(opts, &sema_opts, diag)) return 1;
-    int file = load_input(opts, sm, diag);
-    if (file < 0) return 1;
-    std::optional<PassTimer> timer(std::in_place, "parse");
-    ast::Module module = parse(sm, file, diag);
-    timer.reset();
-    if (diag.has_errors()) return 1;
-    if (opts.emit == "ast") {
-        print_ast(module, sm, std::cout);
-        return 0;
-    }
+void print_pdg_of(const PipelineState &s, std::ostream &out) { print_pdg(s.pdg, out); }
 
-    timer.emplace("sema");
-    std::optional<ir::Program> prog = analyze(module, sm, diag, sema_opts);
-    timer.reset();
-    if (!prog || diag.has_errors()) return 1;
-    if (!prog->externs.empty() && !check_externs(*prog, sm, opts.include_dirs, diag)) return 1;
-    if (!prog->externs.empty() && !opts.interpret.empty() &&
-        !load_host_externs(*prog, sm, opts.include_dirs, diag))  // the interpreter calls them
-        return 1;
-    timer.emplace("autodiff");
-    if (!differentiate(*prog, diag)) return 1;  // grad(y, x) → adjoint tensors
-    timer.emplace("incrementalize");
-    if (opts.incrementalize)  // sums over slices → running sums
-        incrementalize(*prog, nullptr, opts.incrementalize_min_bytes);
-    timer.reset();
-    if (opts.emit == "types") {
-        print_types(*prog, std::cout);
-        return 0;
-    }
+/* The program with each dim's decision as a note: "dim b < B = 16  // batch axis". */
+void print_vectorized(const PipelineState &s, std::ostream &out) {
+    ir::PrintOptions po;
+    po.types = s.opts.print_types;
+    for (size_t d = 0; d < s.vec.batch.size(); ++d)
+        po.dim_notes.push_back(s.vec.batch[d] ? "batch axis" : "loop: " + s.vec.reasons[d]);
+    ir::print_program(s.prog, out, po);
+}
 
-    Pdg pdg;
-    if (!build_checked_pdg(*prog, diag, &pdg)) return 1;
-    std::vector<bool> batch_dims = vectorize_free_dims(*prog, pdg, opts.vectorize);
-    if (opts.emit == "pdg") {
-        print_pdg(pdg, std::cout, batch_dims);
-        return 0;
-    }
-    if (opts.emit == "pdg-dot") {
-        print_pdg_dot(pdg, std::cout);
-        return 0;
-    }
-    if (opts.emit.empty() && opts.output.empty() && opts.interpret != "scheduled") {
-        if (opts.interpret.empty()) return 0;  // check only
-        // The reference semantics needs no schedule: keep it independent of one.
-        return run_interpreter(*prog, nullptr, nullptr, opts, diag);
-    }
+void print_schedule_of(const PipelineState &s, std::ostream &out) { print_schedule(s.sched, out); }
 
-    BuildOptions build_opts;
-    build_opts.output = opts.output;
-    build_opts.target = opts.target;
-    build_opts.cuda_archs = opts.cuda_archs;
-    build_opts.opt_level = opts.opt_level;
-    build_opts.march = opts.march;
-    build_opts.keep_source = opts.keep_source;
-    build_opts.standalone = opts.standalone;
-    SourceOptions source_opts;
-    source_opts.standalone = opts.standalone;
-    if (!opts.output.empty() && !check_build_options(build_opts, diag)) return 1;
-    ScheduleOptions sched_opts;
-    sched_opts.load_schedule = opts.load_schedule;
-    timer.emplace("schedule");
-    Schedule sched = schedule_program(*prog, pdg, batch_dims, sched_opts, diag);
-    timer.reset();
-    if (diag.has_errors()) return 1;
-    if (opts.emit == "schedule") {
-        print_schedule(sched, std::cout);
-        return 0;
+void print_memplan_of(const PipelineState &s, std::ostream &out) { print_memplan(s.prog, s.plan, out); }
+
+/* One line per program bound: "T = 500: run time, >= 2" or "T = 500: fixed (reason)". */
+void print_runtime_bounds(const PipelineState &s, std::ostream &out) {
+    size_t k = 0;
+    for (const auto &b : s.prog.bounds) {
+        out << b.first << " = " << b.second << ": ";
+        if (k >= s.codegen.bounds.size()) out << "fixed (not checked)";
+        else if (s.codegen.bounds[k].runtime) out << "run time, >= " << s.codegen.bounds[k].min_value;
+        else out << "fixed (" << s.codegen.bounds[k].fixed_reason << ")";
+        out << "\n";
+        ++k;
     }
-    timer.emplace("memory plan");
-    MemPlan plan = plan_memory(*prog, pdg, sched, diag);
-    timer.reset();
-    if (diag.has_errors()) return 1;
-    if (opts.emit == "memplan") {
-        print_memplan(*prog, plan, std::cout);
-        return 0;
-    }
-    if (opts.emit == "json") {
-        nlohmann::json doc = nlohmann::json::parse(pdg_to_json(pdg, batch_dims));
-        doc["schedule"] = nlohmann::json::parse(schedule_to_json(sched));
-        doc["memplan"] = nlohmann::json::parse(memplan_to_json(*prog, plan));
-        std::cout << doc.dump(2) << "\n";
-        return 0;
-    }
-    CodegenOptions codegen_opts;
-    codegen_opts.fuse = opts.fuse;
-    codegen_opts.blas = opts.blas;
-    timer.emplace("runtime bounds");
-    if (opts.emit == "cuda" || !opts.output.empty())  // --bound NAME=V of the generated program
-        if (!find_runtime_bounds(opts, *prog, pdg, sched, plan, sm, codegen_opts, diag)) return 1;
-    timer.emplace("codegen");
-    if (opts.emit == "cuda") {
-        try {
-            std::cout << finish_source(emit_cuda(*prog, pdg, sched, plan, &sm, codegen_opts), *prog,
-                                       sm, opts.include_dirs, source_opts);
-        } catch (const CodegenError &e) {
-            diag.error(e.loc, e.message);
-            return 1;
-        }
-        return 0;
-    }
-    if (!opts.output.empty()) {
-        std::string source;
-        try {
-            source = finish_source(emit_cuda(*prog, pdg, sched, plan, &sm, codegen_opts), *prog, sm,
-                                   opts.include_dirs, source_opts);
-            timer.reset();
-        } catch (const CodegenError &e) {
-            diag.error(e.loc, e.message);
-            return 1;
-        }
-        PassTimer t("build (C++ toolchain)");
-        return build_program(source, build_opts, diag);
-    }
-    if (opts.interpret == "scheduled") return run_interpreter(*prog, &sched, &plan, opts, diag);
-    return 0;
+}
+
+void print_blas_of(const PipelineState &s, std::ostream &out) { print_blas(s.sched, s.kernels, out); }
+
+void print_fusion_of(const PipelineState &s, std::ostream &out) { print_fusion(s.sched, s.kernels, out); }
+
+void print_source(const PipelineState &s, std::ostream &out) { out << s.source; }
+
+void print_json(const PipelineState &s, std::ostream &out) {
+    nlohmann::json doc = nlohmann::json::parse(pdg_to_json(s.pdg, s.vec.batch));
+    doc["schedule"] = nlohmann::json::parse(schedule_to_json(s.sched));
+    doc["memplan"] = nlohmann::json::parse(memplan_to_json(s.prog, s.plan));
+    out << doc.dump(2) << "\n";
+}
+
+// ---- the tables ---------------------------------------------------------------------------
+
+const std::vector<Stage> kStages = {
+    {"parse", "read the file and build the syntax tree", nullptr, parse_stage, print_ast_of, false},
+    {"sema", "names, types, shapes; inline fns; the typed IR", nullptr, sema_stage, print_ir, true},
+    {"externs", "check extern fns against their C++ headers", nullptr, externs_stage, print_ir, false},
+    {"autodiff", "grad(y, x) becomes adjoint tensors", nullptr, autodiff_stage, print_ir, true},
+    {"incrementalize", "sums over slices become running sums", incrementalize_applies,
+     incrementalize_stage, print_incrementalized, true},
+    {"pdg", "the polyhedral dependence graph (isl)", nullptr, pdg_stage, print_pdg_of, false},
+    {"checks", "every read defined; no zero-distance cycle", nullptr, checks_stage, print_ir, false},
+    {"vectorize", "dims that carry no dependence become batch axes", nullptr, vectorize_stage,
+     print_vectorized, false},
+    {"schedule", "the isl schedule tree and the loop nest", schedule_applies, schedule_stage,
+     print_schedule_of, false},
+    {"memplan", "storage, live range and offset of every tensor", schedule_applies, memplan_stage,
+     print_memplan_of, false},
+    {"runtime-bounds", "which bounds the executable may change (--bound)", codegen_applies,
+     runtime_bounds_stage, print_runtime_bounds, false},
+    {"blas", "matmuls over the batch become trl_gemm calls (-fno-blas)", codegen_applies,
+     blas_stage, print_blas_of, false},
+    {"fusion", "consecutive statements share a kernel (-fno-fusion)", codegen_applies,
+     fusion_stage, print_fusion_of, false},
+    {"codegen", "the C++17/CUDA source", codegen_applies, codegen_stage, print_source, false},
+    {"build", "compile the source with the toolchain (-o)", build_applies, build_stage, nullptr,
+     false},
+    {"interpret", "run the reference interpreter (--interpret)", interpret_applies,
+     interpret_stage, nullptr, false},
+};
+
+/** --emit=KIND: the stage after which KIND is printed (on stdout), and how. */
+struct EmitKind {
+    const char *kind;
+    const char *stage;
+    void (*print)(const PipelineState &, std::ostream &);
+};
+
+void print_types_of(const PipelineState &s, std::ostream &out) { print_types(s.prog, out); }
+void print_pdg_batch(const PipelineState &s, std::ostream &out) { print_pdg(s.pdg, out, s.vec.batch); }
+void print_pdg_dot_of(const PipelineState &s, std::ostream &out) { print_pdg_dot(s.pdg, out); }
+
+const EmitKind kEmits[] = {
+    {"ast", "parse", print_ast_of},         {"types", "incrementalize", print_types_of},
+    {"pdg", "vectorize", print_pdg_batch},  {"pdg-dot", "vectorize", print_pdg_dot_of},
+    {"schedule", "schedule", print_schedule_of}, {"memplan", "memplan", print_memplan_of},
+    {"json", "memplan", print_json},        {"cuda", "codegen", print_source},
+};
+
+const EmitKind *emit_kind(const std::string &kind) {
+    for (const EmitKind &e : kEmits)
+        if (kind == e.kind) return &e;
+    return nullptr;
+}
+
+bool prints_after(const DriverOptions &opts, const std::string &stage) {
+    for (const std::string &p : opts.print_after)
+        if (p == stage || p == "all") return true;
+    return false;
+}
+
+/** The verifier after stage "st"; an internal error that names the stage on a violation. */
+void verify_after(const Stage &st, const PipelineState &s) {
+    PassTimer t("verify");
+    ir::VerifyOptions vo;
+    vo.allow_grad = !s.grad_done;
+    std::vector<std::string> v = ir::verify(s.prog, vo);
+    if (v.empty()) return;
+    std::string msg = "the IR verifier failed after pass '" + std::string(st.name) + "': " + v[0];
+    if (v.size() > 1) msg += " (and " + std::to_string(v.size() - 1) + " more)";
+    throw InternalError{msg};
 }
 
 }  // namespace
 
-bool run_front_end(const DriverOptions &opts, SourceManager &sm, Diagnostics &diag,
-                   ir::Program *prog, Pdg *pdg) {
-    SemaOptions sema_opts;
-    if (!make_sema_options(opts, &sema_opts, diag)) return false;
-    int file = load_input(opts, sm, diag);
-    if (file < 0) return false;
-    ast::Module module = parse(sm, file, diag);
-    if (diag.has_errors()) return false;
-    std::optional<ir::Program> p = analyze(module, sm, diag, sema_opts);
-    if (!p || diag.has_errors()) return false;
-    if (!p->externs.empty() && !check_externs(*p, sm, opts.include_dirs, diag)) return false;
-    if (!differentiate(*p, diag)) return false;  // grad(y, x) → adjoint tensors
-    if (opts.incrementalize)
-        incrementalize(*p, opts.incrementalize_log, opts.incrementalize_min_bytes);
-    *prog = std::move(*p);
-    return build_checked_pdg(*prog, diag, pdg);
+PipelineState::PipelineState(const DriverOptions &o, SourceManager &s, Diagnostics &d)
+    : opts(o), sm(s), diag(d) {
+    codegen.fuse = o.fuse;
+    codegen.blas = o.blas;
+}
+
+const std::vector<Stage> &pipeline_stages() { return kStages; }
+
+int stage_index(const std::string &name) {
+    for (size_t k = 0; k < kStages.size(); ++k)
+        if (name == kStages[k].name) return static_cast<int>(k);
+    return -1;
+}
+
+std::vector<std::string> printable_stage_names() {
+    std::vector<std::string> out{"all"};
+    for (const Stage &st : kStages)
+        if (st.print) out.push_back(st.name);
+    return out;
+}
+
+std::string pipeline_goal(const DriverOptions &opts) {
+    std::string goal = "checks";  // with nothing asked, trlc only checks the program
+    bool asked = true;
+    if (const EmitKind *e = emit_kind(opts.emit)) goal = e->stage;
+    else if (!opts.output.empty()) goal = "build";
+    else if (!opts.interpret.empty()) goal = "interpret";
+    else asked = false;
+    if (!asked)
+        for (const std::string &p : opts.print_after)  // run far enough to print what is asked
+            if (stage_index(p) > stage_index(goal)) goal = p;
+    int stop = stage_index(opts.stop_after);
+    if (stop >= 0 && (!asked || stop < stage_index(goal))) goal = opts.stop_after;
+    return goal;
+}
+
+int run_pipeline(PipelineState &s, const std::string &last, const PipelineHooks &hooks) {
+    s.goal = stage_index(last);
+    if (s.goal < 0) throw InternalError{"run_pipeline: no stage '" + last + "'"};
+    const EmitKind *emit = emit_kind(s.opts.emit);
+    for (; s.next <= s.goal; ++s.next) {
+        const Stage &st = kStages[s.next];
+        if (!st.applies || st.applies(s)) {
+            int code = 0;
+            {
+                PassTimer t(st.name);
+                code = st.run(s);
+            }
+            if (code == 0 && s.diag.has_errors()) code = 1;
+            if (code != 0) {
+                ++s.next;
+                return code;
+            }
+            if (st.rewrites_ir && s.opts.verify_each) verify_after(st, s);
+            if (st.print && prints_after(s.opts, st.name)) {
+                std::cerr << "// ---- after " << st.name << " ----\n";
+                st.print(s, std::cerr);
+            }
+            if (hooks.after) hooks.after(st.name, s);
+        }
+        if (emit && st.name == std::string(emit->stage)) emit->print(s, std::cout);
+    }
+    return 0;
 }
 
 std::vector<std::string> cli11_args(int argc, char **argv) {
@@ -269,7 +429,13 @@ int run_driver(const DriverOptions &opts) {
         int code = 0;
         {
             PassTimer t("total");
-            code = run(opts, sm, diag);
+            // The command line's build options before any work on the program.
+            if (!opts.output.empty() && !check_build_options(build_options(opts), diag)) {
+                code = 1;
+            } else {
+                PipelineState s(opts, sm, diag);
+                code = run_pipeline(s, pipeline_goal(opts));
+            }
         }
         print_time_passes(std::cerr);
         return code;

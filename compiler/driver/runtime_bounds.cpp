@@ -36,7 +36,6 @@
 #include <set>
 #include <sstream>
 
-#include "passes/vectorize_free_dims.h"
 #include "schedule/runtime_loop_nest.h"
 
 namespace trlc {
@@ -76,14 +75,29 @@ std::string compiled_in(const std::string &base, const std::string &other) {
     return std::string(kCompiledIn) + (where.empty() ? "" : " (in " + where + ")");
 }
 
-/** The program compiled at other bound values under the compiled schedule (member order: the
- *  schedule's isl objects live in the PDG's context, so the PDG is destroyed last). */
+/** The options of a compilation at other bound values: the same flags, "defines" added, and
+ *  nothing printed, built or interpreted. */
+DriverOptions nested_options(const DriverOptions &opts, const std::vector<std::string> &defines) {
+    DriverOptions o = opts;
+    o.emit.clear();
+    o.output.clear();
+    o.interpret.clear();
+    o.print_after.clear();
+    o.stop_after.clear();
+    o.raw_defines.insert(o.raw_defines.end(), defines.begin(), defines.end());
+    return o;
+}
+
+/** The program compiled at other bound values by the pipeline's stages up to vectorize (the
+ *  schedule and the memory plan are made here, under the compiled schedule); its messages go
+ *  to "sink", they are not the user's. */
 struct Variant {
+    explicit Variant(DriverOptions o) : opts(std::move(o)), diag(sm, sink), st(opts, sm, diag) {}
+    DriverOptions opts;
     SourceManager sm;
-    ir::Program prog;
-    Pdg pdg;
-    Schedule sched;
-    MemPlan plan;
+    std::ostringstream sink;
+    Diagnostics diag;
+    PipelineState st;
 };
 
 bool same_layout(const MemPlan &a, const MemPlan &b) {
@@ -201,27 +215,24 @@ private:
     std::string variant(const std::map<int, int64_t> &values, const LoopNodePtr &nest,
                         const std::vector<BoundInfo> &bounds, bool shift,
                         const std::string &domains, std::string *kernels) {
-        DriverOptions o = opts_;
-        o.incrementalize_log = nullptr;
+        std::vector<std::string> defines;
         for (const auto &v : values)
-            o.raw_defines.push_back(names_[v.first] + "=" + std::to_string(v.second));
-        auto out = std::make_unique<Variant>();
-        std::ostringstream sink;  // messages of a failed variant are not the user's
-        Diagnostics diag(out->sm, sink);
+            defines.push_back(names_[v.first] + "=" + std::to_string(v.second));
+        auto out = std::make_unique<Variant>(nested_options(opts_, defines));
+        PipelineState &st = out->st;
         CodegenOptions cg = cg_;
         cg.bounds = bounds;
         cg.loop_nest = nest;
         try {
-            if (!run_front_end(o, out->sm, diag, &out->prog, &out->pdg)) return kNoCompile;
-            std::vector<bool> batch = vectorize_free_dims(out->prog, out->pdg, o.vectorize);
+            if (run_pipeline(st, "vectorize") != 0) return kNoCompile;
             std::string why;
-            if (!schedule_like(out->prog, out->pdg, batch, prog_, sched_, shift, domains,
-                               out->sched, &why))
+            if (!schedule_like(st.prog, st.pdg, st.vec.batch, prog_, sched_, shift, domains,
+                               st.sched, &why))
                 return why;
-            out->plan = plan_memory(out->prog, out->pdg, out->sched, diag);
-            if (diag.has_errors()) return kNoCompile;
-            if (!same_layout(plan_, out->plan)) return kSizesBuffer;
-            *kernels = kernel_part(emit_cuda(out->prog, out->pdg, out->sched, out->plan, &out->sm, cg));
+            st.plan = plan_memory(st.prog, st.pdg, st.sched, out->diag);
+            if (out->diag.has_errors()) return kNoCompile;
+            if (!same_layout(plan_, st.plan)) return kSizesBuffer;
+            *kernels = kernel_part(emit_cuda(st.prog, st.pdg, st.sched, st.plan, &out->sm, cg));
         } catch (const CodegenError &) {
             return kCompiledIn;
         } catch (...) {  // isl, internal errors: this value is simply not usable
@@ -246,20 +257,13 @@ private:
     std::string statements_at_large(int k) {
         int64_t big = std::max<int64_t>(values_[k] + 1, opts_.incrementalize_min_bytes);
         big = std::min<int64_t>(big, INT32_MAX - 1);
-        DriverOptions o = opts_;
-        o.incrementalize_log = nullptr;
-        o.raw_defines.push_back(names_[k] + "=" + std::to_string(big));
-        SourceManager sm;
-        std::ostringstream sink;
-        Diagnostics diag(sm, sink);
-        ir::Program p;
-        Pdg g;
+        Variant v(nested_options(opts_, {names_[k] + "=" + std::to_string(big)}));
         try {
-            if (!run_front_end(o, sm, diag, &p, &g)) return kNoCompile;
+            if (run_pipeline(v.st, "checks") != 0) return kNoCompile;
         } catch (...) {
             return kNoCompile;
         }
-        if (statement_list(p) == statement_list(prog_)) return "";
+        if (statement_list(v.st.prog) == statement_list(prog_)) return "";
         return std::string(kStatements) + " (at " + names_[k] + " = " + std::to_string(big) + ")";
     }
 

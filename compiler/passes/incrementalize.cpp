@@ -131,7 +131,7 @@ private:
 
     /** Dims along which some equation carries a dependence (a shift pattern `x[t+1]` or a read
      *  `x[t-1]`): only those may carry a running sum.  A dim without one is vectorized into a
-     *  batch axis (vectorize_free_dims), and a running sum along it would serialize it. */
+     *  batch axis (passes/vectorize.h), and a running sum along it would serialize it. */
     std::set<int> carried_;
 
     void collect() {

@@ -97,7 +97,7 @@ private:
     std::unique_ptr<ScheduleImpl> impl_;
 };
 
-/** Build statements (dropping the batch dims chosen by vectorize_free_dims),
+/** Build statements (dropping the batch dims chosen by the vectorize pass),
  *  schedule constraints, the isl schedule and its loop nest.  A schedule that
  *  cannot be found or loaded is reported to "diag". */
 Schedule schedule_program(const ir::Program &prog, const Pdg &pdg,

@@ -1,4 +1,4 @@
-// vectorize_free_dims on hand-written .trl programs: each part of the rule
+// the vectorize pass on hand-written .trl programs: each part of the rule
 // (patterns, guards, reads mapping the dim to itself, other uses of the dim in
 // read indices, -fno-vectorize) decides one dim, and the reason names the fact.
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include "checks/checks.h"
 #include "frontend/diagnostics.h"
 #include "frontend/parser.h"
-#include "passes/vectorize_free_dims.h"
+#include "passes/vectorize.h"
 #include "pdg/pdg.h"
 #include "sema/sema.h"
 
@@ -49,11 +49,9 @@ Decided decide(const std::string &text, bool enabled = true) {
         if (!diag.has_errors()) check_reads_defined(pdg, diag);
         if (!diag.has_errors()) check_no_zero_cycle(pdg, diag);
         if (!diag.has_errors()) {
-            out.d = decide_batch_dims(*prog, pdg, enabled);
+            out.d = vectorize(*prog, pdg, enabled);
             for (const ir::Dim &d : prog->dims) out.dims.push_back(d.name);
             out.ok = true;
-            // The plain entry point agrees with the detailed one.
-            EXPECT_EQ(vectorize_free_dims(*prog, pdg, enabled), out.d.batch);
         }
     }
     out.errors = err.str();

@@ -1,9 +1,9 @@
-// vectorize_free_dims — the batch-axis decision (rule and its proof sketch in
-// vectorize_free_dims.h).  One walk over the IR: each equation, emit and save
+// vectorize — the batch-axis decision (rule and its proof sketch in
+// vectorize.h).  One walk over the IR: each equation, emit and save
 // is a consumer with variables; each fact that breaks the rule for a dim is
 // recorded as that dim's reason (the first one found, in program order), so
 // `trl-opt --print-vectorize` can say why a dim stays a loop.
-#include "passes/vectorize_free_dims.h"
+#include "passes/vectorize.h"
 
 #include <functional>
 #include <set>
@@ -185,16 +185,12 @@ private:
 
 }  // namespace
 
-VectorizeDecision decide_batch_dims(const ir::Program &prog, const Pdg &, bool enabled) {
+VectorizeDecision vectorize(const ir::Program &prog, const Pdg &, bool enabled) {
     VectorizeDecision d;
     d.batch.assign(prog.dims.size(), enabled);
     d.reasons.assign(prog.dims.size(), enabled ? "" : "vectorization disabled (-fno-vectorize)");
     if (enabled) Decider(prog, d).run();
     return d;
-}
-
-std::vector<bool> vectorize_free_dims(const ir::Program &prog, const Pdg &pdg, bool enabled) {
-    return decide_batch_dims(prog, pdg, enabled).batch;
 }
 
 std::string vectorize_decision_to_string(const ir::Program &prog, const VectorizeDecision &d) {

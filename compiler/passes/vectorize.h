@@ -1,5 +1,5 @@
 #pragma once
-// vectorize_free_dims — choose the dims that become batch axes (TimeRL §4.2,
+// vectorize — choose the dims that become batch axes (TimeRL §4.2,
 // research/tempo.md §4.1).
 //
 // A dim d becomes a batch axis when no dependence is carried along it.  The
@@ -37,19 +37,17 @@
 
 namespace trlc {
 
-/** Per Program::dims index: true when the dim is a batch axis.  All false when
- *  "enabled" is false (-fno-vectorize). */
-std::vector<bool> vectorize_free_dims(const ir::Program &prog, const Pdg &pdg, bool enabled);
-
-/** The decision with its reasons (trl-opt --print-vectorize).  Per Program::dims
- *  index: batch[d], and when !batch[d] the first reason found, in program order
- *  (tensors, their equations, emits, saves), e.g.
- *  "x[t] reads x[t-1] at 4:8 (carried dependence)". */
+/** The decision with its reasons.  Per Program::dims index: batch[d], true when the dim is a
+ *  batch axis, and when !batch[d] the first reason found, in program order (tensors, their
+ *  equations, emits, saves), e.g. "x[t] reads x[t-1] at 4:8 (carried dependence)". */
 struct VectorizeDecision {
     std::vector<bool> batch;
     std::vector<std::string> reasons;
 };
-VectorizeDecision decide_batch_dims(const ir::Program &prog, const Pdg &pdg, bool enabled);
+
+/** The vectorize pass (pipeline stage "vectorize", flag -fno-vectorize, lit folder vectorize/):
+ *  the rule above on "prog".  All false when "enabled" is false (-fno-vectorize). */
+VectorizeDecision vectorize(const ir::Program &prog, const Pdg &pdg, bool enabled);
 
 /** "b: batch axis" / "t: not a batch axis: REASON", one line per dim in declaration order. */
 std::string vectorize_decision_to_string(const ir::Program &prog, const VectorizeDecision &d);

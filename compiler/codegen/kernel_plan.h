@@ -1,0 +1,66 @@
+#pragma once
+// kernel_plan — the two planning passes of code generation, run by the pipeline between
+// runtime-bounds and codegen (driver/pipeline.h), and by emit_cuda itself when it is given no
+// plan (the run-time bound check's compilations):
+//   blas (plan_blas.cpp): which matmul nodes of each tensor statement go to trl_gemm
+//     for all batch points at once, and the workspace they use (-fno-blas: none);
+//   fusion (plan_fusion.cpp): which consecutive tensor statements of one loop body run as one
+//     kernel (-fno-fuse: none).
+// The rules are in those files' header comments.  Example (`trlc p.trl --print-after=fusion`):
+//   ob_0 + logits_0 + act_0
+#include <cstdint>
+#include <map>
+#include <ostream>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "codegen/emit_program.h"
+
+namespace trlc {
+
+/** One matmul node of a statement computed by trl_gemm for all batch points at once. */
+struct BlasProduct {
+    const ir::Node *node = nullptr;
+    ir::DType dt = ir::DType::F32;
+    int64_t m = 1, k = 1, n = 1;              // per point: A [m, k] ([k] when a_vector), B [k, n]
+    bool a_vector = false;
+    int64_t a_off = 0, b_off = 0, c_off = 0;  // workspace byte offsets
+};
+
+struct BlasPlan {
+    int64_t points = 1;  // batch points of the statement (the GEMM has points·m rows)
+    std::vector<BlasProduct> products;
+};
+
+/** What the two passes decided; statement indices are Schedule::statements indices. */
+struct KernelPlan {
+    std::map<int, BlasPlan> blas;  // tensor statement -> its products computed by trl_gemm
+    int64_t workspace_bytes = 0;   // the largest statement's workspace (statements run in turn)
+    std::set<int> single;                  // tensor statements launched alone somewhere
+    std::vector<std::vector<int>> groups;  // fused chains (statement indices, in order)
+    /** (Block of the loop nest, its first child in the chain) -> (group, chain length). */
+    std::map<std::pair<const LoopNode *, size_t>, std::pair<int, size_t>> fused_at;
+};
+
+/** The loop nest code generation prints: opts.loop_nest (run-time bounds) or sched.root. */
+const LoopNode *codegen_root(const Schedule &sched, const CodegenOptions &opts);
+
+/** The blas pass: fills plan->blas and plan->workspace_bytes (nothing with !opts.blas). */
+void plan_blas(const ir::Program &prog, const Schedule &sched, const MemPlan &plan,
+                   const CodegenOptions &opts, KernelPlan *out);
+
+/** The fusion pass over codegen_root's loop nest: fills plan->single, groups and fused_at.
+ *  Without "pdg" or with !opts.fuse every statement is its own kernel.  Reads plan->blas (a
+ *  statement with products is never fused), so it runs after plan_blas. */
+void plan_fusion(const ir::Program &prog, const Pdg *pdg, const Schedule &sched,
+                 const MemPlan &plan, const CodegenOptions &opts, KernelPlan *out);
+
+/** --print-after=blas: "x_1: [512, 4] x [4, 64] by trl_gemm" per statement with products (one
+ *  [rows, k] x [k, n] per product), then "workspace: N bytes"; or "no products through trl_gemm". */
+void print_blas(const Schedule &sched, const KernelPlan &k, std::ostream &out);
+
+/** --print-after=fusion: one line per fused chain, "x_1 + y_1 + z_0", or "no fusion". */
+void print_fusion(const Schedule &sched, const KernelPlan &k, std::ostream &out);
+
+}  // namespace trlc
