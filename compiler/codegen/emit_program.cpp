@@ -180,6 +180,10 @@ public:
         DType dt = DType::F32;
         int64_t m = 1, k = 1, n = 1;           // per point: A [m, k] ([k] when m_vector), B [k, n]
         bool a_vector = false;
+        /** Operand read in place from the arena (a point read of a tensor, or a tuple part of
+         *  one, of the product's dtype): trl_gemm gets its arena address, computed on the
+         *  host, and no operand kernel copies it.  A only with one batch point. */
+        bool a_in_place = false, b_in_place = false;
         int64_t a_off = 0, b_off = 0, c_off = 0;  // workspace byte offsets
     };
     struct BlasPlan {
@@ -275,8 +279,10 @@ public:
                 std::set<const ir::Node *> seen_b;
                 if (bp.points > 1 && depends_on(*mm->args[1], batch_vars, seen_b)) continue;
                 int64_t sz = leaf_size(dt);
-                p.a_off = take(bp.points * p.m * p.k * sz);
-                p.b_off = take(p.k * p.n * sz);
+                p.a_in_place = bp.points == 1 && read_in_place(*mm->args[0], dt);
+                p.b_in_place = read_in_place(*mm->args[1], dt);
+                if (!p.a_in_place) p.a_off = take(bp.points * p.m * p.k * sz);
+                if (!p.b_in_place) p.b_off = take(p.k * p.n * sz);
                 p.c_off = take(bp.points * p.m * p.n * sz);
                 bp.products.push_back(p);
             }
@@ -284,6 +290,46 @@ public:
             workspace_bytes_ = std::max(workspace_bytes_, bytes);
             blas_[static_cast<int>(si)] = bp;
         }
+    }
+
+    /** Whether operand "op" of a product in "dt" is a point read (or a tuple part of one) whose
+     *  bytes are the operand, row-major: trl_gemm can read it in place (BlasProduct). */
+    bool read_in_place(const ir::Node &op, DType dt) const {
+        std::string scratch;
+        ExprEmitter probe(prog_, plan_, scratch, 0);
+        const ir::Node *b = nullptr;
+        const ir::Type *t = nullptr;
+        int64_t off = 0;
+        return probe.point_read_part(op, b, t, off) && !t->is_tuple && t->dtype == dt && off % leaf_size(dt) == 0;
+    }
+
+    /** The host lines before the gemm calls of BLAS statement "st" launched with arguments
+     *  "args" (C expressions): the arena addresses of its operands read in place, as
+     *  const typed pointers (names in "a_src" / "b_src", per product; empty: the workspace). */
+    void in_place_operands(const Statement &st, const BlasPlan &bp, const std::vector<std::string> &args,
+                           const std::string &pad, std::vector<std::string> &a_src, std::vector<std::string> &b_src) {
+        a_src.assign(bp.products.size(), "");
+        b_src.assign(bp.products.size(), "");
+        bool any = false;
+        for (const auto &p : bp.products) any = any || p.a_in_place || p.b_in_place;
+        if (!any) return;
+        const ir::Tensor &x = prog_.tensors.at(st.index);
+        const ir::Equation &eq = x.equations.at(st.equation);
+        std::string body;
+        int indent = static_cast<int>(pad.size() / 4);
+        std::string in(indent * 4, ' ');
+        body += in + "const long long e = 0;  // the operands read in place (batch point 0)\n";
+        for (size_t k = 0; k < args.size(); ++k) body += in + "const long long a" + std::to_string(k) + " = " + args[k] + ";\n";
+        point_vars(st, body, indent);
+        ExprEmitter ee(prog_, plan_, body, indent);
+        ee.bound_values = &bound_values_;
+        for (size_t j = 0; j < bp.products.size(); ++j) {
+            const BlasProduct &p = bp.products[j];
+            if (p.a_in_place) a_src[j] = ee.emit(*p.node->args[0]).name;
+            if (p.b_in_place) b_src[j] = ee.emit(*p.node->args[1]).name;
+        }
+        (void)eq;
+        out_ += body;
     }
 
     /** The first "count" products of "bp" read from the workspace at this thread's point e. */
@@ -298,7 +344,27 @@ public:
             ee.line(std::string("const ") + ctype(p.dt) + " *" + v.name + " = (const " + ctype(p.dt) + " *)(ws + " +
                     lit_int(p.c_off) + ") + e * " + lit_int(p.m * p.n) + ";  // product at " + where(p.node->loc));
             ee.bind(*p.node, v);
+            // Its operands computed into the workspace by the operand kernel are read from
+            // there too (dy of a backward layer feeds dy·Wᵀ and xᵀ·dy): not computed again.
+            bind_operand(ee, *p.node->args[0], p, !p.a_in_place, p.a_off, "e * " + lit_int(p.m * p.k));
+            bind_operand(ee, *p.node->args[1], p, !p.b_in_place, p.b_off, "");
         }
+    }
+    /** Make operand node "op" of product "p" read from the workspace at byte "off" (+ "at"
+     *  elements) when it was stored there ("stored") in its own dtype. */
+    void bind_operand(ExprEmitter &ee, const ir::Node &op, const BlasProduct &p, bool stored, int64_t off,
+                      const std::string &at) {
+        if (!stored || op.type.is_tuple || op.type.dtype != p.dt) return;
+        Val v;
+        v.dt = p.dt;
+        for (const auto &e : op.type.shape) {
+            if (!e.is_static()) return;
+            v.maxs.push_back(e.max_value);
+            v.dims.push_back(lit_int(e.max_value));
+        }
+        std::string ct = ctype(p.dt);
+        v.name = "((const " + ct + " *)(ws + " + lit_int(off) + ")" + (at.empty() ? "" : " + " + at) + ")";
+        ee.bind(op, v);
     }
 
     /** The operand kernel of product "j" of statement "si": A rows per point, B at point 0. */
@@ -317,12 +383,17 @@ public:
         ExprEmitter ee(prog_, plan_, body, 2);
         ee.bound_values = &bound_values_;
         bind_products(ee, bp, j);
-        ee.line(ct + " *opa = (" + ct + " *)(ws + " + lit_int(p.a_off) + ") + e * " + lit_int(p.m * p.k) + ";");
-        ee.store_operand(*p.node, 0, p.dt, "opa");
-        ee.open("if (e == 0)");
-        ee.line(ct + " *opb = (" + ct + " *)(ws + " + lit_int(p.b_off) + ");");
-        ee.store_operand(*p.node, 1, p.dt, "opb");
-        ee.close();
+        if (opts_.fuse) ee.count_uses(*p.node);
+        if (!p.a_in_place) {
+            ee.line(ct + " *opa = (" + ct + " *)(ws + " + lit_int(p.a_off) + ") + e * " + lit_int(p.m * p.k) + ";");
+            ee.store_operand(*p.node, 0, p.dt, "opa");
+        }
+        if (!p.b_in_place) {
+            ee.open("if (e == 0)");
+            ee.line(ct + " *opb = (" + ct + " *)(ws + " + lit_int(p.b_off) + ");");
+            ee.store_operand(*p.node, 1, p.dt, "opb");
+            ee.close();
+        }
         body += "    }\n";
         out_ += body + "}\n";
     }
@@ -537,7 +608,9 @@ public:
             if (plan_.buffer_of(st.index) < 0) throw CodegenError{eq.loc, "code generation found no buffer for " + x.name};
             bool gemm = blas_.count(si) > 0;
             if (gemm)
-                for (size_t j = 0; j < blas_.at(si).products.size(); ++j) operand_function(si, j);
+                for (size_t j = 0; j < blas_.at(si).products.size(); ++j)
+                    if (!blas_.at(si).products[j].a_in_place || !blas_.at(si).products[j].b_in_place)
+                        operand_function(si, j);
             out_ += "\n// " + st.name + ": " + x.name + " at " + where(eq.loc) +
                     (gemm ? " (its products read from the workspace)" : "") + "\n";
             out_ += "TRL_KERNEL " + fname + "(long long n, char *arena, " + (gemm ? "char *ws, " : "") +
@@ -678,14 +751,25 @@ public:
                     out_ += pad + "TRL_LAUNCH(" + fname + ", " + npts + ", arena, " + stream + args + ");\n";
                     return;
                 }
+                std::vector<std::string> argv, a_src, b_src;
+                for (const auto &a : n.args) argv.push_back(ast_c(*a));
+                bool block = false;
+                for (const auto &p : bp->second.products) block = block || p.a_in_place || p.b_in_place;
+                std::string ipad = block ? pad + "    " : pad;
+                if (block) out_ += pad + "{\n";
+                in_place_operands(st, bp->second, argv, ipad, a_src, b_src);
                 for (size_t j = 0; j < bp->second.products.size(); ++j) {
                     const BlasProduct &p = bp->second.products[j];
-                    out_ += pad + "TRL_LAUNCH(" + fname + "_operands" + std::to_string(j) + ", " + npts + ", arena, ws, " +
-                            stream + args + ");\n";
-                    out_ += pad + "TRL_CHECK(trl_gemm(ctx, " + dtype_macro(p.dt) + ", " + lit_int(bp->second.points * p.m) +
-                            ", " + lit_int(p.n) + ", " + lit_int(p.k) + ", ws + " + lit_int(p.a_off) + ", ws + " +
-                            lit_int(p.b_off) + ", ws + " + lit_int(p.c_off) + "));\n";
+                    if (!p.a_in_place || !p.b_in_place)
+                        out_ += ipad + "TRL_LAUNCH(" + fname + "_operands" + std::to_string(j) + ", " + npts +
+                                ", arena, ws, " + stream + args + ");\n";
+                    std::string A = p.a_in_place ? a_src[j] : "ws + " + lit_int(p.a_off);
+                    std::string B = p.b_in_place ? b_src[j] : "ws + " + lit_int(p.b_off);
+                    out_ += ipad + "TRL_CHECK(trl_gemm(ctx, " + dtype_macro(p.dt) + ", " + lit_int(bp->second.points * p.m) +
+                            ", " + lit_int(p.n) + ", " + lit_int(p.k) + ", " + A + ", " + B + ", ws + " +
+                            lit_int(p.c_off) + "));\n";
                 }
+                if (block) out_ += pad + "}\n";
                 out_ += pad + "TRL_LAUNCH(" + fname + ", " + npts + ", arena, ws, " + stream + args + ");\n";
                 return;
             }
