@@ -154,6 +154,36 @@ public:
 
     // ---- matrix products through BLAS (plan in codegen/plan_blas.cpp) -----------
 
+
+    /** The host lines before the gemm calls of BLAS statement "st" launched with arguments
+     *  "args" (C expressions): the arena addresses of its operands read in place, as
+     *  const typed pointers (names in "a_src" / "b_src", per product; empty: the workspace). */
+    void in_place_operands(const Statement &st, const BlasPlan &bp, const std::vector<std::string> &args,
+                           const std::string &pad, std::vector<std::string> &a_src, std::vector<std::string> &b_src) {
+        a_src.assign(bp.products.size(), "");
+        b_src.assign(bp.products.size(), "");
+        bool any = false;
+        for (const auto &p : bp.products) any = any || p.a_in_place || p.b_in_place;
+        if (!any) return;
+        const ir::Tensor &x = prog_.tensors.at(st.index);
+        const ir::Equation &eq = x.equations.at(st.equation);
+        std::string body;
+        int indent = static_cast<int>(pad.size() / 4);
+        std::string in(indent * 4, ' ');
+        body += in + "const long long e = 0;  // the operands read in place (batch point 0)\n";
+        for (size_t k = 0; k < args.size(); ++k) body += in + "const long long a" + std::to_string(k) + " = " + args[k] + ";\n";
+        point_vars(st, body, indent);
+        ExprEmitter ee(prog_, plan_, body, indent);
+        ee.bound_values = &bound_values_;
+        for (size_t j = 0; j < bp.products.size(); ++j) {
+            const BlasProduct &p = bp.products[j];
+            if (p.a_in_place) a_src[j] = ee.emit(*p.node->args[0]).name;
+            if (p.b_in_place) b_src[j] = ee.emit(*p.node->args[1]).name;
+        }
+        (void)eq;
+        out_ += body;
+    }
+
     /** The first "count" products of "bp" read from the workspace at this thread's point e. */
     void bind_products(ExprEmitter &ee, const BlasPlan &bp, size_t count) {
         for (size_t j = 0; j < count && j < bp.products.size(); ++j) {
@@ -166,7 +196,27 @@ public:
             ee.line(std::string("const ") + ctype(p.dt) + " *" + v.name + " = (const " + ctype(p.dt) + " *)(ws + " +
                     lit_int(p.c_off) + ") + e * " + lit_int(p.m * p.n) + ";  // product at " + where(p.node->loc));
             ee.bind(*p.node, v);
+            // Its operands computed into the workspace by the operand kernel are read from
+            // there too (dy of a backward layer feeds dy·Wᵀ and xᵀ·dy): not computed again.
+            bind_operand(ee, *p.node->args[0], p, !p.a_in_place, p.a_off, "e * " + lit_int(p.m * p.k));
+            bind_operand(ee, *p.node->args[1], p, !p.b_in_place, p.b_off, "");
         }
+    }
+    /** Make operand node "op" of product "p" read from the workspace at byte "off" (+ "at"
+     *  elements) when it was stored there ("stored") in its own dtype. */
+    void bind_operand(ExprEmitter &ee, const ir::Node &op, const BlasProduct &p, bool stored, int64_t off,
+                      const std::string &at) {
+        if (!stored || op.type.is_tuple || op.type.dtype != p.dt) return;
+        Val v;
+        v.dt = p.dt;
+        for (const auto &e : op.type.shape) {
+            if (!e.is_static()) return;
+            v.maxs.push_back(e.max_value);
+            v.dims.push_back(lit_int(e.max_value));
+        }
+        std::string ct = ctype(p.dt);
+        v.name = "((const " + ct + " *)(ws + " + lit_int(off) + ")" + (at.empty() ? "" : " + " + at) + ")";
+        ee.bind(op, v);
     }
 
     /** The operand kernel of product "j" of statement "si": A rows per point, B at point 0. */
@@ -185,12 +235,17 @@ public:
         ExprEmitter ee(prog_, plan_, body, 2);
         ee.bound_values = &bound_values_;
         bind_products(ee, bp, j);
-        ee.line(ct + " *opa = (" + ct + " *)(ws + " + lit_int(p.a_off) + ") + e * " + lit_int(p.m * p.k) + ";");
-        ee.store_operand(*p.node, 0, p.dt, "opa");
-        ee.open("if (e == 0)");
-        ee.line(ct + " *opb = (" + ct + " *)(ws + " + lit_int(p.b_off) + ");");
-        ee.store_operand(*p.node, 1, p.dt, "opb");
-        ee.close();
+        if (opts_.fuse) ee.count_uses(*p.node);
+        if (!p.a_in_place) {
+            ee.line(ct + " *opa = (" + ct + " *)(ws + " + lit_int(p.a_off) + ") + e * " + lit_int(p.m * p.k) + ";");
+            ee.store_operand(*p.node, 0, p.dt, "opa");
+        }
+        if (!p.b_in_place) {
+            ee.open("if (e == 0)");
+            ee.line(ct + " *opb = (" + ct + " *)(ws + " + lit_int(p.b_off) + ");");
+            ee.store_operand(*p.node, 1, p.dt, "opb");
+            ee.close();
+        }
         body += "    }\n";
         out_ += body + "}\n";
     }
@@ -251,7 +306,9 @@ public:
             if (plan_.buffer_of(st.index) < 0) throw CodegenError{eq.loc, "code generation found no buffer for " + x.name};
             bool gemm = kp_.blas.count(si) > 0;
             if (gemm)
-                for (size_t j = 0; j < kp_.blas.at(si).products.size(); ++j) operand_function(si, j);
+                for (size_t j = 0; j < kp_.blas.at(si).products.size(); ++j)
+                    if (!kp_.blas.at(si).products[j].a_in_place || !kp_.blas.at(si).products[j].b_in_place)
+                        operand_function(si, j);
             out_ += "\n// " + st.name + ": " + x.name + " at " + where(eq.loc) +
                     (gemm ? " (its products read from the workspace)" : "") + "\n";
             out_ += "TRL_KERNEL " + fname + "(long long n, char *arena, " + (gemm ? "char *ws, " : "") +
@@ -392,14 +449,25 @@ public:
                     out_ += pad + "TRL_LAUNCH(" + fname + ", " + npts + ", arena, " + stream + args + ");\n";
                     return;
                 }
+                std::vector<std::string> argv, a_src, b_src;
+                for (const auto &a : n.args) argv.push_back(ast_c(*a));
+                bool block = false;
+                for (const auto &p : bp->second.products) block = block || p.a_in_place || p.b_in_place;
+                std::string ipad = block ? pad + "    " : pad;
+                if (block) out_ += pad + "{\n";
+                in_place_operands(st, bp->second, argv, ipad, a_src, b_src);
                 for (size_t j = 0; j < bp->second.products.size(); ++j) {
                     const BlasProduct &p = bp->second.products[j];
-                    out_ += pad + "TRL_LAUNCH(" + fname + "_operands" + std::to_string(j) + ", " + npts + ", arena, ws, " +
-                            stream + args + ");\n";
-                    out_ += pad + "TRL_CHECK(trl_gemm(ctx, " + dtype_macro(p.dt) + ", " + lit_int(bp->second.points * p.m) +
-                            ", " + lit_int(p.n) + ", " + lit_int(p.k) + ", ws + " + lit_int(p.a_off) + ", ws + " +
-                            lit_int(p.b_off) + ", ws + " + lit_int(p.c_off) + "));\n";
+                    if (!p.a_in_place || !p.b_in_place)
+                        out_ += ipad + "TRL_LAUNCH(" + fname + "_operands" + std::to_string(j) + ", " + npts +
+                                ", arena, ws, " + stream + args + ");\n";
+                    std::string A = p.a_in_place ? a_src[j] : "ws + " + lit_int(p.a_off);
+                    std::string B = p.b_in_place ? b_src[j] : "ws + " + lit_int(p.b_off);
+                    out_ += ipad + "TRL_CHECK(trl_gemm(ctx, " + dtype_macro(p.dt) + ", " + lit_int(bp->second.points * p.m) +
+                            ", " + lit_int(p.n) + ", " + lit_int(p.k) + ", " + A + ", " + B + ", ws + " +
+                            lit_int(p.c_off) + "));\n";
                 }
+                if (block) out_ += pad + "}\n";
                 out_ += pad + "TRL_LAUNCH(" + fname + ", " + npts + ", arena, ws, " + stream + args + ");\n";
                 return;
             }

@@ -295,8 +295,11 @@ public:
         if (!fuse_ || r.tuple || r.scalar() || it == uses_.end() || it->second != 1) return false;
         auto fp = [](DType d) { return d == DType::F32 || d == DType::F64; };
         if (!fp(n.type.dtype) && n.type.dtype != DType::Bool) return false;
-        for (const auto &a : n.args)
-            if (!a || a->type.is_tuple || !fp(a->type.dtype)) return false;
+        for (size_t k = 0; k < n.args.size(); ++k) {
+            const auto &a = n.args[k];
+            bool cond = n.kind == NodeKind::Where && k == 0 && a && a->type.dtype == DType::Bool;
+            if (!a || a->type.is_tuple || !(fp(a->type.dtype) || cond)) return false;
+        }
         return true;
     }
 
@@ -378,6 +381,26 @@ public:
         bool simple = !e.empty() && e.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == std::string::npos;
         return simple ? e : "(" + e + ")";
     }
+    /** Whether "e" is a name, a literal or a name[index] (one subscript, no call): used as an
+     *  operand without parentheses, and cheap to repeat. */
+    static bool simple_operand(const std::string &e) {
+        if (e.empty()) return false;
+        size_t b = e.find('[');
+        std::string head = e.substr(0, b);
+        if (head.empty() || head.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") !=
+                                std::string::npos)
+            return false;
+        if (b == std::string::npos) return true;
+        if (e.back() != ']') return false;
+        int depth = 0;
+        for (size_t k = b; k < e.size(); ++k) {
+            if (e[k] == '[') ++depth;
+            else if (e[k] == ']' && --depth == 0 && k + 1 != e.size()) return false;
+        }
+        return true;
+    }
+    /** "e" as an operand of a C operator: in parentheses unless simple_operand. */
+    static std::string operand_c(const std::string &e) { return simple_operand(e) ? e : "(" + e + ")"; }
     /** Π dims[from, to). */
     static std::string prod_c(const std::vector<std::string> &dims, size_t from, size_t to) {
         std::string s = "1";
@@ -596,16 +619,17 @@ public:
         Val a = fit(a0, r), b = fit(b0, r);
         DType produced = is_cmp(op) || op == BinaryOp::And || op == BinaryOp::Or ? DType::Bool : dt;
         r.lazy = [this, a, b, r0 = r, dt, op, produced, result, loc](const Ix &ix) {
-            std::string x = fresh("ea"), y = fresh("eb");
-            line(std::string(ctype(dt)) + " " + x + " = " + conv(elem(a, r0, ix), a.dt, dt) + ";");
-            line(std::string(ctype(dt)) + " " + y + " = " + conv(elem(b, r0, ix), b.dt, dt) + ";");
+            // Operands inline (each is used once: pure float / bool arithmetic, lazy_ok);
+            // parenthesized, so the C expression rounds as the separate statements did.
+            std::string x = operand_c(conv(elem(a, r0, ix), a.dt, dt));
+            std::string y = operand_c(conv(elem(b, r0, ix), b.dt, dt));
             return conv(binary_expr(op, dt, x, y, loc), produced, result);
         };
         return node && lazy_ok(*node, r) ? r : materialize(r);
     }
 
     Val emit_where(const Val &c, const Val &a, const Val &b, DType result, const ir::Type &t,
-                   const Loc &loc) {
+                   const Loc &loc, const ir::Node *node = nullptr) {
         if (a.tuple || b.tuple) {
             if (!(a.tuple && b.tuple && !c.tuple && a.elems.size() == b.elems.size()))
                 unsupported(loc, "where() of these tuple values");
@@ -619,6 +643,20 @@ public:
         }
         auto sh = ew_shape({&c, &a, &b}, t);
         if (t.is_tuple) sh = {a.maxs, a.dims};
+        if (node) {  // elementwise: lazy (fused into its consumer) when used once, as emit_binary
+            Val r;
+            r.dt = result;
+            r.maxs = sh.first;
+            r.dims = sh.second;
+            Val cc = fit(c, r), aa = fit(a, r), bb = fit(b, r);
+            r.lazy = [this, cc, aa, bb, r0 = r, result](const Ix &ix) {
+                std::string x = operand_c(conv(elem(cc, r0, ix), cc.dt, DType::Bool));
+                std::string y = operand_c(conv(elem(aa, r0, ix), aa.dt, result));
+                std::string z = operand_c(conv(elem(bb, r0, ix), bb.dt, result));
+                return "(" + x + " ? " + y + " : " + z + ")";
+            };
+            return lazy_ok(*node, r) ? r : materialize(r);
+        }
         Val r = declare(result, sh.first, sh.second);
         for_elems(r, [&](const std::string &i) {
             line(r.at(i) + " = " + conv(operand_at(c, r, i, loc), c.dt, DType::Bool) + " ? " +
@@ -800,6 +838,15 @@ public:
             return r;
         }
         if (v.lazy) {
+            if (v.scalar()) {  // one statement: "float val7 = a + b;"
+                Val r = v;
+                r.lazy = nullptr;
+                r.buffer = -1;
+                std::string e = v.lazy(Ix{"0", {}});
+                r.name = fresh("val");
+                line(std::string(ctype(v.dt)) + " " + r.name + " = " + e + ";");
+                return r;
+            }
             Val r = declare(v.dt, v.maxs, v.dims);
             for_nd(r, [&](const Ix &ix) { line(r.at(ix.flat) + " = " + v.lazy(ix) + ";"); });
             return r;
@@ -893,9 +940,15 @@ public:
     /** sum / mean / max / min / argmax / logsumexp over all axes or over "axes", as value.cpp's
      *  reduce(): per output element, the members in increasing flat index order, accumulated
      *  sequentially in the compute dtype. */
-    Val emit_reduce(const ir::Node &n, const Val &x0) {
-        if (x0.tuple || x0.dt == DType::Key) unsupported(n.loc, "reducing this value");
+    Val emit_reduce(const ir::Node &n, const Val &x1) {
+        if (x1.tuple || x1.dt == DType::Key) unsupported(n.loc, "reducing this value");
         BuiltinOp op = n.builtin;
+        // A lazy producer (an elementwise chain used only here) is fused into a sum or mean
+        // over all axes: each element is computed as it is added, in flat order (the same
+        // sequence of additions).  Other reductions read their operand more than once.
+        bool whole_sum = (op == BuiltinOp::Sum || op == BuiltinOp::Mean) && (!n.has_axes || n.axes.empty()) &&
+                         (n.type.dtype == DType::F32 || n.type.dtype == DType::F64);
+        const Val x0 = x1.lazy && !whole_sum ? materialize(x1) : x1;
         int64_t rank = static_cast<int64_t>(x0.dims.size());
         bool all = !n.has_axes || n.axes.empty();
         std::vector<bool> red(rank, all);
@@ -959,6 +1012,12 @@ public:
         case BuiltinOp::Sum:
         case BuiltinOp::Mean: {
             line(ct + " acc = " + literal(dt, 0) + ";");
+            if (x0.lazy) {
+                for_nd(x0, [&](const Ix &ix) { line("acc = acc + " + operand_c(conv(x0.lazy(ix), x0.dt, dt)) + ";"); });
+                if (op == BuiltinOp::Mean) line(std::string("acc = acc / (") + (f ? "float" : "double") + ")(" + cnt + ");");
+                line(out + " = " + conv("acc", dt, result) + ";");
+                break;
+            }
             std::string add = dt == DType::I32 ? "acc = trlg_chk_i32((long long)acc + " + xi(i) + ", TRLG_OP_SUM, " + site(n.loc) + ");"
                                                : "acc = acc + " + xi(i) + ";";
             line("for (long long " + i + " = 0; " + i + " < " + cnt + "; ++" + i + ") " + add);
@@ -1371,8 +1430,12 @@ public:
     /** Operand "k" of matmul node "n" converted to dtype "dt" and written row-major to the
      *  C pointer "dst" (numel elements of the operand's static shape). */
     void store_operand(const ir::Node &n, size_t k, DType dt, const std::string &dst) {
-        Val v = emit_cast(emit(*n.args.at(k)), dt, n.loc);
+        Val v = emit_cast(emit_ew(*n.args.at(k)), dt, n.loc);
         if (v.tuple || v.scalar()) unsupported(n.loc, "this matmul operand");
+        if (v.lazy) {  // an elementwise operand computed as it is stored
+            for_nd(v, [&](const Ix &ix) { line(dst + "[" + ix.flat + "] = " + v.lazy(ix) + ";"); });
+            return;
+        }
         for_elems(v, [&](const std::string &i) { line(dst + "[" + i + "] = " + v.at(i) + ";"); });
     }
 
@@ -1542,7 +1605,7 @@ public:
         case BuiltinOp::ReduceMax:
         case BuiltinOp::ReduceMin:
         case BuiltinOp::Argmax:
-        case BuiltinOp::Logsumexp: return emit_reduce(n, emit(*n.args.at(0)));
+        case BuiltinOp::Logsumexp: return emit_reduce(n, emit_ew(*n.args.at(0)));
         case BuiltinOp::Uniform:
         case BuiltinOp::Normal: {
             Val k = emit(*n.args.at(0));
@@ -1654,8 +1717,27 @@ public:
                 for (const auto &e : n.type.shape) all_static = all_static && e.is_static();
                 if (n.data.size() != 1 && (!all_static || static_cast<int64_t>(n.data.size()) != r.max_numel()))
                     unsupported(n.loc, "this constant");
+                // An integer progression a + d·i (arange, index tables): one loop; other tables one
+                // initializer list (not a statement per element).
+                bool prog = n.data.size() > 1 && dt != DType::Bool;
+                double d0 = n.data.size() > 1 ? n.data[1] - n.data[0] : 0.0;
+                for (size_t i = 0; prog && i < n.data.size(); ++i)
+                    prog = n.data[i] == std::floor(n.data[i]) && std::fabs(n.data[i]) < 16777216.0 &&
+                           n.data[i] == n.data[0] + d0 * static_cast<double>(i);
+                bool listed = r.max_numel() * leaf_size(dt) <= kStackArrayBytes;
                 if (n.data.size() == 1) {
                     for_elems(r, [&](const std::string &i) { line(r.at(i) + " = " + literal(dt, n.data[0]) + ";"); });
+                } else if (prog) {
+                    for_elems(r, [&](const std::string &i) {
+                        std::string v = std::to_string(static_cast<int64_t>(n.data[0])) + "LL + " +
+                                        std::to_string(static_cast<int64_t>(d0)) + "LL * " + i;
+                        line(r.at(i) + " = (" + std::string(ctype(dt)) + ")(" + v + ");");
+                    });
+                } else if (listed) {
+                    out_.erase(out_.size() - 2);  // "v[N];\n" → "v[N] = {…};"
+                    std::string init;
+                    for (double x : n.data) init += (init.empty() ? "" : ", ") + literal(dt, x);
+                    out_ += " = {" + init + "};\n";
                 } else {
                     for (size_t i = 0; i < n.data.size(); ++i)
                         line(r.name + "[" + std::to_string(i) + "] = " + literal(dt, n.data[i]) + ";");
@@ -1683,8 +1765,12 @@ public:
             r.buffer = -1;
             r.dt = result;
             r.lazy = [this, x, xd, produced, result, &n](const Ix &ix) {
-                std::string v = fresh("ex");
-                line(std::string(ctype(xd)) + " " + v + " = " + conv(elem(x, x, ix), x.dt, xd) + ";");
+                std::string v = conv(elem(x, x, ix), x.dt, xd);
+                if (!simple_operand(v)) {  // a temporary: unary_expr may use its operand twice
+                    std::string t = fresh("ex");
+                    line(std::string(ctype(xd)) + " " + t + " = " + v + ";");
+                    v = t;
+                }
                 return conv(unary_expr(n.uop, xd, v, n.loc), produced, result);
             };
             return lazy_ok(n, r) ? r : materialize(r);
@@ -1696,8 +1782,12 @@ public:
             return emit_binary(n.bop, a, b, n.type.dtype, n.type, n.loc, &n);
         }
         case NodeKind::Where: {
-            Val c = emit(*n.args.at(0)), a = emit(*n.args.at(1)), b = emit(*n.args.at(2));
-            return emit_where(c, a, b, n.type.is_tuple ? DType::F32 : n.type.dtype, n.type, n.loc);
+            if (n.type.is_tuple) {
+                Val c = emit(*n.args.at(0)), a = emit(*n.args.at(1)), b = emit(*n.args.at(2));
+                return emit_where(c, a, b, DType::F32, n.type, n.loc);
+            }
+            Val c = emit_ew(*n.args.at(0)), a = emit_ew(*n.args.at(1)), b = emit_ew(*n.args.at(2));
+            return emit_where(c, a, b, n.type.dtype, n.type, n.loc, &n);
         }
         case NodeKind::Cast: {
             Val r = emit_cast(emit_ew(*n.args.at(0)), n.type.dtype, n.loc);

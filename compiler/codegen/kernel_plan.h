@@ -25,6 +25,10 @@ struct BlasProduct {
     ir::DType dt = ir::DType::F32;
     int64_t m = 1, k = 1, n = 1;              // per point: A [m, k] ([k] when a_vector), B [k, n]
     bool a_vector = false;
+    /** Operand read in place from the arena (a point read of a tensor, or a tuple part of one,
+     *  of the product's dtype): trl_gemm gets its arena address, computed on the host, and no
+     *  operand kernel copies it.  A only with one batch point. */
+    bool a_in_place = false, b_in_place = false;
     int64_t a_off = 0, b_off = 0, c_off = 0;  // workspace byte offsets
 };
 

@@ -80,6 +80,17 @@ private:
         return true;
     }
 
+    /** Whether operand "op" of a product in "dt" is a point read (or a tuple part of one) whose
+     *  bytes are the operand, row-major: trl_gemm can read it in place (BlasProduct). */
+    bool read_in_place(const ir::Node &op, DType dt) const {
+        std::string scratch;
+        codegen::ExprEmitter probe(prog_, plan_, scratch, 0);
+        const ir::Node *b = nullptr;
+        const ir::Type *t = nullptr;
+        int64_t off = 0;
+        return probe.point_read_part(op, b, t, off) && !t->is_tuple && t->dtype == dt && off % leaf_size(dt) == 0;
+    }
+
     /** Matmul nodes below "n" in post-order (operands first), each once. */
     static void matmuls(const ir::Node &n, std::set<const ir::Node *> &seen, std::vector<const ir::Node *> &out) {
         if (!seen.insert(&n).second) return;
@@ -130,8 +141,10 @@ private:
                 std::set<const ir::Node *> seen_b;
                 if (bp.points > 1 && depends_on(*mm->args[1], batch_vars, seen_b)) continue;
                 int64_t sz = leaf_size(dt);
-                p.a_off = take(bp.points * p.m * p.k * sz);
-                p.b_off = take(p.k * p.n * sz);
+                p.a_in_place = bp.points == 1 && read_in_place(*mm->args[0], dt);
+                p.b_in_place = read_in_place(*mm->args[1], dt);
+                if (!p.a_in_place) p.a_off = take(bp.points * p.m * p.k * sz);
+                if (!p.b_in_place) p.b_off = take(p.k * p.n * sz);
                 p.c_off = take(bp.points * p.m * p.n * sz);
                 bp.products.push_back(p);
             }

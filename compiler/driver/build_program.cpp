@@ -20,7 +20,7 @@
 // where the program runs; x86-64-v3 to deploy on other AVX2 machines; none: the compiler's
 // default).  -fno-strict-aliasing: kernels read and write the arena through typed pointers, and
 // the memory plan lets a buffer of one dtype reuse the bytes of another's (donation), so a
-// float load and a later int32 store of the same bytes must stay in order.  -fno-builtin-pow(f) keeps pow(x, 2.0) a call of libm's pow, as in
+// float load and a later int32 store of the same bytes must stay in order.  -fno-builtin-pow(f) (and the other libm functions of kNoLibmFolding) keeps pow(x, 2.0) a call of libm's pow, as in
 // the interpreter (g++ would fold it into x * x, which differs in the last bit for ~0.1% of x).
 #include "driver/build_program.h"
 
@@ -86,12 +86,24 @@ std::string sm_of_compute_cap(const std::string &cap) {
     return "sm_" + digits;
 }
 
+/** libm functions generated code calls whose calls GCC would otherwise evaluate itself when the
+ *  argument is a constant (correctly rounded, through MPFR) or rewrite (pow(x, 2.0) -> x * x):
+ *  the program must call the same libm as the interpreter, which is not always correctly rounded
+ *  (tanh(0.8660254037844386) is 1 ulp low in glibc 2.36; test/lit/fuzz/host-constant-tanh.trl,
+ *  found by the differential fuzzer). */
+const char *const kNoLibmFolding[] = {"-fno-builtin-pow", "-fno-builtin-powf", "-fno-builtin-exp", "-fno-builtin-expf",
+                                      "-fno-builtin-log", "-fno-builtin-logf", "-fno-builtin-tanh", "-fno-builtin-tanhf",
+                                      "-fno-builtin-sin", "-fno-builtin-sinf", "-fno-builtin-cos", "-fno-builtin-cosf",
+                                      "-fno-builtin-expm1", "-fno-builtin-log1p", "-fno-builtin-fmod", "-fno-builtin-fmodf"};
+
 /** The host compiler and its code-generation flags (file comment): the -O level, the ISA of
  *  --march (default native), OpenMP, and the flags that keep the interpreter's arithmetic. */
 std::vector<std::string> host_flags(const BuildOptions &opts, const std::string &olevel) {
     std::vector<std::string> f = {env_or("CXX", "c++"), "-std=c++17", olevel};
     if (!opts.march.empty() && opts.march != "none") f.push_back("-march=" + opts.march);
-    for (const char *a : {"-fopenmp", "-ffp-contract=off", "-fno-builtin-pow", "-fno-builtin-powf", "-fno-strict-aliasing"})
+    for (const char *a : {"-fopenmp", "-ffp-contract=off", "-fno-strict-aliasing"})
+        f.push_back(a);
+    for (const char *a : kNoLibmFolding)
         f.push_back(a);
     return f;
 }
