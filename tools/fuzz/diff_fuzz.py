@@ -23,6 +23,7 @@ Usage: diff_fuzz.py [--seconds S | --count N] [--seed-start K] [--jobs J] [--hos
 A finding is rerun by hand with `gen_trl.py --seed N > p.trl` and the commands in its folder."""
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -81,6 +82,17 @@ def error_text(err):
     return ""
 
 
+def runtime_bounds(help_text):
+    """(NAME, least value, default) of each bound a generated program's --help says --bound may
+    change (runtime/rt/trl_rt_common.cpp)."""
+    out = []
+    for line in help_text.decode(errors="replace").splitlines():
+        m = re.match(r"\s+(\w+)\s+= (\d+)\s+\(--bound may change it(?:; at least (\d+))?\)", line)
+        if m:
+            out.append((m.group(1), int(m.group(3) or 1), int(m.group(2))))
+    return out
+
+
 def first_diff(a, b):
     al, bl = a.splitlines(), b.splitlines()
     for k in range(max(len(al), len(bl))):
@@ -100,7 +112,7 @@ class Fuzzer:
         self.findings = os.path.abspath(a.findings)
         self.lock = threading.Lock()
         self.stats = {"programs": 0, "rejected": 0, "runtime_error": 0, "host_built": 0,
-                      "findings": 0, "lines": 0}
+                      "findings": 0, "lines": 0, "runtime_bound_runs": 0}
         self.reject_reasons = {}
         self.env = dict(os.environ)
         if not a.no_cxx_cache:
@@ -151,9 +163,11 @@ class Fuzzer:
                 self.stats["rejected"] += 1
                 self.reject_reasons[why] = self.reject_reasons.get(why, 0) + 1
             return self.cleanup(d)
+        flags = rng_choice["flags"]
         variants = [("interpret", ["--interpret"]), ("scheduled", ["--interpret=scheduled"])]
         if rng_choice["novec"]:
             variants.append(("scheduled-novec", ["--interpret=scheduled", "-fno-vectorize"]))
+        variants = [(n, v + flags) for n, v in variants]
         results = {}
         for name, flags in variants:
             rc, out, err = step(name, [self.trlc, src] + flags, os.path.join(d, name), a.timeout)
@@ -166,19 +180,45 @@ class Fuzzer:
             exe = os.path.join(d, "host", "p")
             os.makedirs(os.path.dirname(exe), exist_ok=True)
             rc, out, err = step("build", [self.trlc, src, "-o", exe, "--target=host", "-fno-blas",
-                                          opt], d, a.build_timeout, self.env)
+                                          opt] + flags + rng_choice["build_flags"], d,
+                                a.build_timeout, self.env)
             crash = is_crash(rc, err)
             if crash or rc != 0:
                 return self.record(seed, d, f"host build: {crash or f'exit {rc}'}", logs)
             with self.lock:
                 self.stats["host_built"] += 1
-            cmd = [exe, "--quiet"] + (["--threads", "2"] if rng_choice["threads2"] else [])
-            rc, out, err = step("host", cmd, os.path.join(d, "host"), a.timeout)
-            if rc == "timeout":
-                return self.record(seed, d, "host program: timeout", logs)
-            if rc < 0 or rc >= 128 or b"runtime error:" in err or b"AddressSanitizer" in err:
-                return self.record(seed, d, f"host program: signal or sanitizer (exit {rc})", logs)
+            run_flags = ["--quiet"] + (["--threads", "2"] if rng_choice["threads2"] else [])
+            if "--seed" in flags:
+                run_flags += ["--seed", flags[flags.index("--seed") + 1]]
+            rc, out, err = step("host", [exe] + run_flags, os.path.join(d, "host"), a.timeout)
+            bad = self.host_failure(rc, err)
+            if bad:
+                return self.record(seed, d, f"host program: {bad}", logs)
             results["host"] = (rc, out, err, files_of(os.path.join(d, "host")))
+            # a bound the program may change at run time: --bound NAME=V against -D NAME=V
+            rc, out, err = step("help", [exe, "--help"], os.path.join(d, "host"), a.timeout)
+            for name, lo, dflt in runtime_bounds(out):
+                v = max(lo, dflt + rng_choice["bound_delta"])
+                if v == dflt:
+                    continue
+                hd = os.path.join(d, f"host-{name}")
+                rc, hout, herr = step(f"host-{name}", [exe] + run_flags + ["--bound", f"{name}={v}"],
+                                      hd, a.timeout)
+                bad = self.host_failure(rc, herr)
+                if bad:
+                    return self.record(seed, d, f"host program --bound {name}={v}: {bad}", logs)
+                idir = os.path.join(d, f"interpret-{name}")
+                irc, iout, ierr = step(f"interpret-{name}", [self.trlc, src, "--interpret", "-D",
+                                                             f"{name}={v}"] + flags, idir, a.timeout)
+                crash = is_crash(irc, ierr)
+                if crash:
+                    return self.record(seed, d, f"interpret -D {name}={v}: {crash}", logs)
+                if (irc, iout, files_of(idir)) != (rc, hout, files_of(hd)) and irc == 0:
+                    return self.record(seed, d, f"host program --bound {name}={v} differs from "
+                                       f"--interpret -D {name}={v}: exit {rc} vs {irc}, "
+                                       f"{first_diff(iout, hout)}", logs)
+                with self.lock:
+                    self.stats["runtime_bound_runs"] += 1
         ref = results["interpret"]
         if ref[0] != 0:  # a run-time error: the same exit and message everywhere
             with self.lock:
@@ -203,6 +243,14 @@ class Fuzzer:
             self.stats["lines"] += ref[1].count(b"\n")
         return self.cleanup(d)
 
+    @staticmethod
+    def host_failure(rc, err):
+        if rc == "timeout":
+            return "timeout"
+        if rc < 0 or rc >= 128 or b"runtime error:" in err or b"AddressSanitizer" in err:
+            return f"signal or sanitizer report (exit {rc})"
+        return None
+
     def cleanup(self, d):
         if not self.a.keep:
             shutil.rmtree(d, ignore_errors=True)
@@ -210,8 +258,17 @@ class Fuzzer:
     def choices(self, seed, k):
         import random
         r = random.Random(seed ^ 0x5EED)
+        flags = []
+        if r.random() < 0.3:
+            flags += ["--seed", str(r.randrange(1 << 32))]
+        if r.random() < 0.4:  # running sums on small programs too (dsl/README.md §10.1)
+            flags += ["--incrementalize-min-bytes=0"]
+        if r.random() < 0.15:  # larger bounds than written (constant reads stay in range)
+            flags += ["-D", f"T={r.randint(6, 12)}"]
         return {"novec": r.random() < 0.3, "host": k % self.a.host_every == 0,
-                "opt": r.choice(["-O0", "-O0", "-O1", "-O2"]), "threads2": r.random() < 0.3}
+                "opt": r.choice(["-O0", "-O0", "-O1", "-O2"]), "threads2": r.random() < 0.3,
+                "flags": flags, "build_flags": ["-fno-fuse"] if r.random() < 0.2 else [],
+                "bound_delta": r.choice([-1, 1, 2, 5])}
 
 
 def main():
@@ -265,7 +322,8 @@ def main():
     print(f"diff_fuzz: {n} programs (seeds {a.seed_start}..{last}) in {time.time() - t0:.0f} s: "
           f"{s['rejected']} rejected by the checks ({100 * frac:.1f} %), "
           f"{s['runtime_error']} stopped by a run-time error, {s['host_built']} host builds, "
-          f"{s['lines']} records compared, {s['findings']} findings", flush=True)
+          f"{s['lines']} records compared, {s['runtime_bound_runs']} runs with --bound, "
+          f"{s['findings']} findings", flush=True)
     for why, c in sorted(f.reject_reasons.items(), key=lambda x: -x[1])[:10]:
         print(f"  rejected {c}x: {why}")
     if not a.work and not a.keep:

@@ -134,8 +134,6 @@ class Gen:
                         slices = []
                     if not allow_slice:
                         slices = []
-                    if ctx.diff:  # a clamped read on the grad path: only of one dim
-                        forms = [f for f in forms if "min" not in f[0] or src.diff is False] or forms
                     tot = sum(w for _, w in forms + slices)
                     x *= tot
                     for f, w in forms + slices:
@@ -583,8 +581,8 @@ class Gen:
                 L.append(f"{self.lhs(t)} = {self.body(ctx(), dtype, shape)} when t == {k}")
             L.append(f"{self.lhs(t)} = {self.body(ctx(), dtype, shape)} otherwise")
         elif kind == "window":
-            srcs = [s for s in self.tensors if "t" in s.dims and s.dtype == dtype
-                    and s.shape == t.shape and not s.param
+            srcs = [s for s in self.tensors if "t" in s.dims and not s.param
+                    and (s.dtype == dtype or (s.dtype != "bool" and dtype != "bool"))
                     and all(d in dims for d in s.dims)]
             if not srcs:
                 L.append(f"{self.lhs(t)} = {self.body(ctx(), dtype, shape)}")
@@ -593,6 +591,10 @@ class Gen:
                 k = r.randint(1, 3)
                 items = [("t-%d" % k if d == "t" else d) for d in s.dims]
                 rd = f"{s.name}[{', '.join(items)}]"
+                if s.dtype != dtype:
+                    rd = f"i32(floor(tanh({rd}) * 3.0))" if dtype == "i32" and \
+                        s.dtype in FLOAT else f"{dtype}({rd})"
+                rd = self.adapt(rd, s.shape, t.shape, dtype, ctx())
                 e = self.body(ctx(), dtype, shape, 1)
                 if dtype in FLOAT:
                     rhs = f"{rd} * 0.5 + {e}"
@@ -776,7 +778,9 @@ class Gen:
 
     def program(self):
         r = self.r
-        self.bounds = {"t": r.randint(2, 5), "b": r.randint(1, 3), "i": r.randint(2, 3)}
+        self.bounds = {"t": r.randint(2, 5) if r.random() < 0.8 else r.randint(6, 12),
+                       "b": r.randint(1, 3) if r.random() < 0.9 else r.randint(4, 8),
+                       "i": r.randint(2, 3)}
         self.sizes = r.sample([1, 2, 3, 4], r.randint(1, 3))
         use_b, use_i = r.random() < 0.6, r.random() < 0.5
         self.bounds_used = {"t"} | ({"b"} if use_b else set()) | ({"i"} if use_i else set())
