@@ -17,7 +17,8 @@ every command with its exit code, stdout and stderr) and the run exits 1.  Progr
 checks reject (exit 1 from `trlc p.trl`) are counted and skipped.
 
 Usage: diff_fuzz.py [--seconds S | --count N] [--seed-start K] [--jobs J] [--host-every M]
-                    [--trlc PATH] [--findings DIR] [--work DIR] [--no-cxx-cache] [--keep]
+                    [--trlc PATH] [--findings DIR] [--work DIR] [--no-cxx-cache] [--no-host]
+                    [--keep]
   --seed-start  first seed (default: from the clock, printed); seeds go K, K+1, ...
   --host-every  build and run the host program for every M-th program only (default 1)
 A finding is rerun by hand with `gen_trl.py --seed N > p.trl` and the commands in its folder."""
@@ -99,7 +100,8 @@ def first_diff(a, b):
         x = al[k] if k < len(al) else b"<end>"
         y = bl[k] if k < len(bl) else b"<end>"
         if x != y:
-            return f"line {k + 1}: {x.decode(errors='replace')[:200]} | {y.decode(errors='replace')[:200]}"
+            x, y = x.decode(errors="replace")[:200], y.decode(errors="replace")[:200]
+            return f"line {k + 1}: {x} | {y}"
     return "(same lines)"
 
 
@@ -202,14 +204,15 @@ class Fuzzer:
                 if v == dflt:
                     continue
                 hd = os.path.join(d, f"host-{name}")
-                rc, hout, herr = step(f"host-{name}", [exe] + run_flags + ["--bound", f"{name}={v}"],
-                                      hd, a.timeout)
+                rc, hout, herr = step(f"host-{name}",
+                                      [exe] + run_flags + ["--bound", f"{name}={v}"], hd, a.timeout)
                 bad = self.host_failure(rc, herr)
                 if bad:
                     return self.record(seed, d, f"host program --bound {name}={v}: {bad}", logs)
                 idir = os.path.join(d, f"interpret-{name}")
-                irc, iout, ierr = step(f"interpret-{name}", [self.trlc, src, "--interpret", "-D",
-                                                             f"{name}={v}"] + flags, idir, a.timeout)
+                irc, iout, ierr = step(f"interpret-{name}",
+                                       [self.trlc, src, "--interpret", "-D", f"{name}={v}"] + flags,
+                                       idir, a.timeout)
                 crash = is_crash(irc, ierr)
                 if crash:
                     return self.record(seed, d, f"interpret -D {name}={v}: {crash}", logs)
@@ -265,7 +268,8 @@ class Fuzzer:
             flags += ["--incrementalize-min-bytes=0"]
         if r.random() < 0.15:  # larger bounds than written (constant reads stay in range)
             flags += ["-D", f"T={r.randint(6, 12)}"]
-        return {"novec": r.random() < 0.3, "host": k % self.a.host_every == 0,
+        host = k % self.a.host_every == 0 and not self.a.no_host
+        return {"novec": r.random() < 0.3, "host": host,
                 "opt": r.choice(["-O0", "-O0", "-O1", "-O2"]), "threads2": r.random() < 0.3,
                 "flags": flags, "build_flags": ["-fno-fuse"] if r.random() < 0.2 else [],
                 "bound_delta": r.choice([-1, 1, 2, 5])}
@@ -281,9 +285,11 @@ def main():
     ap.add_argument("--trlc", default=os.path.join(ROOT, "build", "compiler", "trlc"))
     ap.add_argument("--findings", default=os.path.join(ROOT, "build-difffuzz", "findings"))
     ap.add_argument("--work")
-    ap.add_argument("--timeout", type=float, default=120, help="seconds per trlc run or program run")
+    ap.add_argument("--timeout", type=float, default=120,
+                    help="seconds per trlc run or program run")
     ap.add_argument("--build-timeout", type=float, default=600)
     ap.add_argument("--no-cxx-cache", action="store_true")
+    ap.add_argument("--no-host", action="store_true", help="interpreters only, no host builds")
     ap.add_argument("--keep", action="store_true", help="keep every program's folder")
     a = ap.parse_args()
     if a.seconds is None and a.count is None:

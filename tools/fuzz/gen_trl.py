@@ -11,7 +11,8 @@ dependence graph is acyclic by construction), followed by emits and sometimes a 
   reverse     g[T-1] = E0; g[t] = tanh(E + 0.9 * g[t+1])  (or g[min(t+2, T-1)])
   guards      y[t] = A when t < k; [y[t] = C when t == m;] y[t] = B otherwise
   windows     y[t] = x[t-k] when t >= k; y[t] = E otherwise;  x[max(t-2, 0)], x[min(t+1, T-1)]
-  slices      sum(x[0:t+1], axis=0), mean(x[max(t-2, 0):t+1], axis=0), max(x[t:T], axis=0), x[0:B, t]
+  slices      sum(x[0:t+1], axis=0), mean(x[max(t-2, 0):t+1], axis=0), max(x[t:T], axis=0),
+              x[0:B, t]
   override    y[0] = E0; y[t] = E   (the constant pattern is more specific)
   tuples      (p, q)[t] = (E1, E2), or a fn returning a tuple
   training    w[0] = init; loss[i] = f(w[i], data); w[i+1] = w[i] - lr * grad(loss[i], w[i])
@@ -124,8 +125,8 @@ class Gen:
                     continue
                 if d in ctx.vars and d == "t":
                     x = r.random()
-                    forms = [("t", 0.4), ("max(t-1, 0)", 0.1), (f"max(t-{r.randint(1, 3)}, 0)", 0.05),
-                             ("min(t+1, T-1)", 0.1)]
+                    forms = [("t", 0.4), ("max(t-1, 0)", 0.1),
+                             (f"max(t-{r.randint(1, 3)}, 0)", 0.05), ("min(t+1, T-1)", 0.1)]
                     if src.tlen > self.bounds["t"]:
                         forms.append(("t+1", 0.1))
                     slices = [("0:t+1", 0.06), (f"max(t-{r.randint(1, 2)}, 0):t+1", 0.06),
@@ -191,9 +192,6 @@ class Gen:
             if s.param and not ("i" in ctx.coords and "i" in ctx.vars):
                 continue
             if s.param and not ctx.diff:
-                continue
-            if ctx.diff is False and s.diff and "i" in s.dims and "i" not in ctx.vars \
-                    and not ctx.emit and False:
                 continue
             if dtype is not None and s.dtype != dtype:
                 continue
@@ -631,7 +629,8 @@ class Gen:
         """A parameter trained by gradient descent over i, through a model of data tensors."""
         r = self.r
         self.pdtype = r.choice(["f32", "f32", "f64"])
-        pshape = r.choice([(), (r.choice(self.sizes),), (r.choice(self.sizes), r.choice(self.sizes))])
+        n, n2, m = r.choice(self.sizes), r.choice(self.sizes), r.choice(self.sizes)
+        pshape = r.choice([(), (n,), (n2, m)])
         style = r.choice(["sgd", "sgd", "gtensor", "adam", "tuple", "tuplegrad"])
         dt = self.pdtype
         L = self.lines
@@ -685,7 +684,8 @@ class Gen:
                 L.append(f"{self.lhs(m)} = {use_param(self.body(ctx(), dt, shape, 2))}")
             elif form == "forward":
                 m.tlen = self.bounds["t"] + 1
-                L.append(f"{self.lhs(m, '0')} = {use_param(self.body(ctx('0'), dt, shape, 1), ctx('0'))}")
+                e0 = use_param(self.body(ctx('0'), dt, shape, 1), ctx('0'))
+                L.append(f"{self.lhs(m, '0')} = {e0}")
                 L.append(f"{self.lhs(m, 't+1')} = tanh(0.5 * {self.lhs(m, 't')} + "
                          f"{use_param(self.body(ctx(), dt, shape, 1))})")
             elif form == "reverse":
@@ -694,7 +694,8 @@ class Gen:
                          f"0.9 * {self.lhs(m, 't+1')})")
             else:
                 k2 = r.randint(1, self.bounds["t"])
-                L.append(f"{self.lhs(m)} = {use_param(self.body(ctx(), dt, shape, 1))} when t < {k2}")
+                e = use_param(self.body(ctx(), dt, shape, 1))
+                L.append(f"{self.lhs(m)} = {e} when t < {k2}")
                 L.append(f"{self.lhs(m)} = {self.body(ctx(), dt, shape, 1)} otherwise")
             model.append(m)
             self.tensors.append(m)
@@ -724,7 +725,8 @@ class Gen:
                      f"grad({loss.name}[i], {P.name}[i]), {opt}[i], {lr})")
         elif style == "tuple":
             self.imports.add("std.optim")
-            L.append(f"{P.name}[i+1] = optim.sgd({P.name}[i], grad({loss.name}[i], {P.name}[i]), {lr})")
+            L.append(f"{P.name}[i+1] = optim.sgd({P.name}[i], "
+                     f"grad({loss.name}[i], {P.name}[i]), {lr})")
         else:  # grad of a tuple of reads
             gt = self.name("gt")
             L.append(f"{gt}[i] = grad({loss.name}[i], ({P.name}[i], {V.name}[i]))")
