@@ -218,9 +218,12 @@ class Fuzzer:
                 if bad:
                     return self.record(seed, d, f"host program --bound {name}={v}: {bad}", logs)
                 idir = os.path.join(d, f"interpret-{name}")
-                irc, iout, ierr = step(f"interpret-{name}",
-                                       [self.trlc, src, "--interpret", "-D", f"{name}={v}"] + flags,
-                                       idir, a.timeout)
+                others = [x for k, x in enumerate(flags)  # this -D replaces the compiled one
+                          if not (x.startswith(f"{name}=") and k and flags[k - 1] == "-D")
+                          and not (x == "-D" and k + 1 < len(flags)
+                                   and flags[k + 1].startswith(f"{name}="))]
+                icmd = [self.trlc, src, "--interpret", "-D", f"{name}={v}"] + others
+                irc, iout, ierr = step(f"interpret-{name}", icmd, idir, a.timeout)
                 crash = is_crash(irc, ierr)
                 if crash:
                     return self.record(seed, d, f"interpret -D {name}={v}: {crash}", logs)
