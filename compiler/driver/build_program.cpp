@@ -1,6 +1,6 @@
 // build_program — run the host C++ compiler or nvcc on a generated program; see
 // build_program.h.  The commands are those of issue 4:
-//   host: $CXX -std=c++17 -O2 -march=native -fopenmp -ffp-contract=off -x c++ prog.cu -x none
+//   host: $CXX -std=c++17 -O3 -march=native -fopenmp -ffp-contract=off -x c++ prog.cu -x none
 //         <runtime sources> -I<runtime> -lopenblas -o prog
 //         (with libxsmm found at configure time: -DTRL_USE_LIBXSMM ... libxsmm.a -lopenblas
 //         -lpthread -ldl; the standalone source, with the runtime inside, stays OpenBLAS only)
@@ -210,7 +210,7 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
             return 1;
         }
     }
-    std::string olevel = "-O" + std::to_string(opts.opt_level);
+    std::string olevel = "-O" + std::to_string(opts.opt_level >= 0 ? opts.opt_level : target == "host" ? 3 : 2);
     std::vector<std::string> argv;
     std::string tool_name;
     if (target == "host") {

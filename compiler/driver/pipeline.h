@@ -53,7 +53,7 @@ struct DriverOptions {
     std::string output;  // -o: build an executable (build_program.h)
     std::string target;  // --target: "", host, cuda
     std::vector<std::string> cuda_archs;  // --cuda-arch
-    int opt_level = 2;   // -O0 .. -O3 for the toolchain
+    int opt_level = -1;  // -O0 .. -O3 for the toolchain; -1: the target's default (BuildOptions)
     std::string march = "native";  // --march: the host build's ISA (g++ -march=ARCH)
     bool keep_source = false;  // --keep-source
     bool standalone = false;   // --standalone: inline the runtime into the generated source
