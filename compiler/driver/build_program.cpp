@@ -34,6 +34,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "externs/subprocess.h"
 
@@ -108,27 +109,31 @@ std::vector<std::string> host_flags(const BuildOptions &opts, const std::string 
     return f;
 }
 
+/** `nvidia-smi ARGS`, its output captured in a temporary directory (removed again); a run that
+ *  could not start (no nvidia-smi, no temporary directory) has started == false. */
+ToolRun run_nvidia_smi(const std::vector<std::string> &args) {
+    char tmpl[] = "/tmp/trlc-detect-XXXXXX";
+    char *dir = mkdtemp(tmpl);
+    if (!dir) return ToolRun{};
+    std::vector<std::string> argv = {"nvidia-smi"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    ToolRun r = run_tool(argv, std::string(dir) + "/tool-output.txt");
+    rmdir(dir);
+    return r;
+}
+
 }  // namespace
 
 std::vector<std::string> default_cuda_archs(std::string *why) {
     std::vector<std::string> archs;
-    char tmpl[] = "/tmp/trlc-detect-XXXXXX";
-    if (char *dir = mkdtemp(tmpl)) {
-        ToolRun r = run_tool({"nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"},
-                             std::string(dir) + "/tool-output.txt");
-        rmdir(dir);
-        if (r.started && r.exit_status == 0) {
-            size_t start = 0;
-            while (start < r.output.size()) {
-                size_t end = r.output.find('\n', start);
-                if (end == std::string::npos) end = r.output.size();
-                std::string line = r.output.substr(start, end - start);
-                while (!line.empty() && isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
-                std::string sm = sm_of_compute_cap(line);
-                if (!sm.empty() && std::find(archs.begin(), archs.end(), sm) == archs.end())
-                    archs.push_back(sm);
-                start = end + 1;
-            }
+    ToolRun r = run_nvidia_smi({"--query-gpu=compute_cap", "--format=csv,noheader"});
+    if (r.started && r.exit_status == 0) {
+        std::istringstream lines(r.output);
+        std::string line;
+        while (std::getline(lines, line)) {
+            while (!line.empty() && isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
+            std::string sm = sm_of_compute_cap(line);
+            if (!sm.empty() && std::find(archs.begin(), archs.end(), sm) == archs.end()) archs.push_back(sm);
         }
     }
     if (!archs.empty()) {
@@ -140,17 +145,12 @@ std::vector<std::string> default_cuda_archs(std::string *why) {
 }
 
 std::string detect_target() {
-    char tmpl[] = "/tmp/trlc-detect-XXXXXX";
-    std::string target = "host", why;
-    if (char *dir = mkdtemp(tmpl)) {
-        ToolRun r = run_tool({"nvidia-smi", "-L"}, std::string(dir) + "/tool-output.txt");
-        rmdir(dir);
-        if (r.started && r.exit_status == 0 && r.output.find("GPU ") != std::string::npos)
-            target = "cuda";
-        why = !r.started ? "nvidia-smi is not installed"
-              : target == "cuda" ? "nvidia-smi -L lists a GPU"
-                                 : "nvidia-smi -L lists no GPU";
-    }
+    std::string target = "host";
+    ToolRun r = run_nvidia_smi({"-L"});
+    if (r.started && r.exit_status == 0 && r.output.find("GPU ") != std::string::npos) target = "cuda";
+    std::string why = !r.started ? "nvidia-smi is not installed"
+                      : target == "cuda" ? "nvidia-smi -L lists a GPU"
+                                         : "nvidia-smi -L lists no GPU";
     std::cerr << "trlc: building for " << target << " (" << why
               << "; choose with --target=host|cuda)\n";
     return target;
