@@ -33,6 +33,9 @@
 #if defined(__CUDACC__)
 #define TRL_HOST_DEVICE __host__ __device__
 #define TRL_KERNEL __global__ void
+/* A kernel's first parameters: `TRL_KERNEL k(TRL_KERNEL_RANGE, char *arena, ...)`; n is the
+ * number of points (the same spelling as on the host, where a launch passes a sub-range). */
+#define TRL_KERNEL_RANGE long long n
 /* `TRL_KERNEL_INDEX(i, n) { body }`: body for this thread's elements i < n (a grid-stride loop:
  * one element per thread under TRL_LAUNCH's grid); the same spelling as on the host. */
 #define TRL_KERNEL_INDEX(i, n)                                                 \
@@ -49,20 +52,48 @@
     } while (0)
 #else
 #define TRL_HOST_DEVICE
-/* On the host a kernel is a function over all n elements; the loop is parallel (OpenMP) when
- * n > 1 (a one-element kernel would wake every thread for nothing). */
+/* On the host a kernel is a function over the points [trl_lo_, n) of its n: TRL_LAUNCH runs it
+ * once over [0, n) when one thread is to run it (one point, or --threads 1), else once per
+ * OpenMP thread over an equal share (schedule(static)'s split).  The one-thread path enters
+ * no parallel region: libgomp's region start/end for a team of one (a team allocation and a
+ * futex wake per launch) cost 20 % of PPO CartPole's training on one core (3.48 -> 2.77 s
+ * CPU, measured with and without -fopenmp).  Every point is computed alone, so the split
+ * changes no output bit. */
 #define TRL_KERNEL void
 #define TRL_PRAGMA(x) _Pragma(#x)
-#define TRL_KERNEL_INDEX(i, n) \
-    TRL_PRAGMA(omp parallel for schedule(static) if ((n) > 1)) for (long long i = 0; i < (n); ++i)
-#define TRL_LAUNCH(kernel, n, ...)                  \
-    do {                                            \
-        long long trl_n_ = (n);                     \
-        if (trl_n_ > 0) {                           \
-            kernel(trl_n_, __VA_ARGS__);            \
-            TRL_AFTER_LAUNCH();                     \
-        }                                           \
+#define TRL_KERNEL_RANGE long long trl_lo_, long long n
+#define TRL_KERNEL_INDEX(i, n) for (long long i = trl_lo_; i < (n); ++i)
+#define TRL_LAUNCH(kernel, n, ...)                                                          \
+    do {                                                                                    \
+        long long trl_n_ = (n);                                                             \
+        if (trl_n_ > 0) {                                                                   \
+            trl_host_launch(trl_n_, [&](long long trl_lo, long long trl_hi) {               \
+                kernel(trl_lo, trl_hi, __VA_ARGS__);                                        \
+            });                                                                             \
+            TRL_AFTER_LAUNCH();                                                             \
+        }                                                                                   \
     } while (0)
+#ifdef __cplusplus
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+/* Runs f(lo, hi) over [0, n): once when one thread is to run it, else per OpenMP thread. */
+template <class F>
+inline void trl_host_launch(long long n, const F &f) {
+#ifdef _OPENMP
+    if (n > 1 && omp_get_max_threads() > 1 && !omp_in_parallel()) {
+#pragma omp parallel
+        {
+            const long long t = omp_get_thread_num(), nt = omp_get_num_threads();
+            const long long lo = n * t / nt, hi = n * (t + 1) / nt;
+            if (lo < hi) f(lo, hi);
+        }
+        return;
+    }
+#endif
+    f(0, n);
+}
+#endif
 #endif
 
 #ifdef __cplusplus

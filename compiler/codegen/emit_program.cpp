@@ -229,7 +229,7 @@ public:
                 std::to_string(bp.points * p.m) + ", " + std::to_string(p.k) + "] x [" + std::to_string(p.k) + ", " +
                 std::to_string(p.n) + "], trl_gemm)\n";
         out_ += "TRL_KERNEL k_" + ident(st.name) + "_operands" + std::to_string(j) +
-                "(long long n, char *arena, char *ws, trl::Philox2x32Key stream" + params(st) + ") {\n";
+                "(TRL_KERNEL_RANGE, char *arena, char *ws, trl::Philox2x32Key stream" + params(st) + ") {\n";
         body += "    TRL_KERNEL_INDEX(e, n) {\n";
         point_vars(st, body, 2);
         ExprEmitter ee(prog_, plan_, body, 2);
@@ -279,7 +279,7 @@ public:
         }
         out_ += "\n// fused: " + std::to_string(members.size()) + " statements, one launch; each batch point runs them in order:\n";
         out_ += names;
-        out_ += "TRL_KERNEL " + fused_name(g) + "(long long n, char *arena" + sig + ") {\n";
+        out_ += "TRL_KERNEL " + fused_name(g) + "(TRL_KERNEL_RANGE, char *arena" + sig + ") {\n";
         out_ += "    TRL_KERNEL_INDEX(e, n) {\n";
         for (size_t i = 0; i < members.size(); ++i) {
             const Statement &st = sched_.statements.at(members[i]);
@@ -311,7 +311,7 @@ public:
                         operand_function(si, j);
             out_ += "\n// " + st.name + ": " + x.name + " at " + where(eq.loc) +
                     (gemm ? " (its products read from the workspace)" : "") + "\n";
-            out_ += "TRL_KERNEL " + fname + "(long long n, char *arena, " + (gemm ? "char *ws, " : "") +
+            out_ += "TRL_KERNEL " + fname + "(TRL_KERNEL_RANGE, char *arena, " + (gemm ? "char *ws, " : "") +
                     "trl::Philox2x32Key stream" + params(st) + ") {\n";
             body += "    TRL_KERNEL_INDEX(e, n) {\n";
             body += tensor_point_body(st, 2);
