@@ -1,5 +1,7 @@
 #pragma once
 // extra_builtins — code for builtins added after the core set of expr_emitter.h.
+// scatter_add (autodiff's adjoint of an indexing) zeroes its result and adds each value at its
+// index in row-major order, as interp/value.cpp scatter_add does.
 // Included at the end of codegen/expr_emitter.h; defines ExprEmitter::emit_extra_builtin.
 //
 // orthogonal and permutation call the kernels of runtime/trl_linalg.h, which the interpreter
@@ -43,6 +45,20 @@ inline Val ExprEmitter::emit_extra_builtin(const ir::Node &n) {
         Val r = declare(DType::I32, maxs_of(n.type), dims_of(n.type));
         line("trl::permutation_i32(" + k.name + ", " + lit_int(n.type.shape[0].max_value) + ", " +
              r.name + ");");
+        return r;
+    }
+    case BuiltinOp::ScatterAdd: {  // the adjoint of an indexing: O(n) adds, in k's order
+        Val idx = emit_cast(emit(*n.args.at(0)), DType::I32, n.loc);
+        Val v = emit_cast(emit(*n.args.at(1)), dt, n.loc);
+        if (idx.tuple || v.tuple) unsupported(n.loc, "scatter_add of a tuple");
+        Val r = declare(dt, maxs_of(n.type), dims_of(n.type));
+        std::string size = lit_int(n.int_attr), k = fresh("i");
+        for_elems(r, [&](const std::string &j) { line(r.at(j) + " = " + literal(dt, 0) + ";"); });
+        open("for (long long " + k + " = 0; " + k + " < " + idx.numel() + "; ++" + k + ")");
+        line("if (" + idx.at(k) + " < 0 || " + idx.at(k) + " >= " + size + ") " +
+             raise("TRLG_E_INDEX", n.loc, idx.at(k), "0", size));
+        line("else " + r.at(idx.at(k)) + " = " + r.at(idx.at(k)) + " + " + v.at(k) + ";");
+        close();
         return r;
     }
     default: break;

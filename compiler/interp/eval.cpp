@@ -333,6 +333,7 @@ Value Evaluator::eval_builtin(const ir::Node &n, Ctx &c) {
         return concat(xs, axis, n.builtin == BuiltinOp::Stack, dt);
     }
     case BuiltinOp::OneHot: return one_hot(cast(arg(0), ir::DType::I32), n.int_attr, dt);
+    case BuiltinOp::ScatterAdd: return scatter_add(cast(arg(0), ir::DType::I32), arg(1), n.int_attr, dt);
     case BuiltinOp::Gather: {
         const Value &a = arg(0);
         return take(a, cast(arg(1), ir::DType::I32), axis);

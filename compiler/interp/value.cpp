@@ -698,6 +698,23 @@ Value one_hot(const Value &idx0, int64_t depth, DType result) {
     return r;
 }
 
+Value scatter_add(const Value &idx0, const Value &values, int64_t n, DType result) {
+    if (idx0.dtype != DType::I32) fail("scatter_add needs i32 indices, not " + value_type_string(idx0));
+    if (values.is_tuple || idx0.data.size() != values.data.size())
+        fail("scatter_add needs one value per index, not " + value_type_string(values) + " for " +
+             value_type_string(idx0));
+    Value v = cast(values, result);
+    Value r = Value::zeros(result, Shape{n});
+    for (size_t i = 0; i < idx0.data.size(); ++i) {
+        double k = idx0.data[i];
+        if (k < 0 || k >= n)
+            fail("scatter_add index " + fmt_num(k) + " is out of range [0, " + std::to_string(n) + ")");
+        double &o = r.data[static_cast<size_t>(k)];
+        o = add_in(result, o, v.data[i]);
+    }
+    return r;
+}
+
 Value take(const Value &x, const Value &idx, int64_t axis0) {
     if (idx.dtype != DType::I32) fail("gather indices must be i32, not " + value_type_string(idx));
     if (x.shape.empty()) fail("cannot gather from a scalar");

@@ -72,6 +72,10 @@ Value transpose(const Value &x, const std::vector<int64_t> &axes);
 Value reshape(const Value &x, const Shape &shape);
 Value concat(const std::vector<Value> &xs, int64_t axis, bool stack, DType result);
 Value one_hot(const Value &idx, int64_t depth, DType result);
+/** zeros[n], then out[idx[k]] += values[k] in row-major order of k (the adjoint of an indexing,
+ *  ir.h BuiltinOp::ScatterAdd); idx i32 with one value per index; an index outside [0, n)
+ *  fails. */
+Value scatter_add(const Value &idx, const Value &values, int64_t n, DType result);
 Value take(const Value &x, const Value &idx, int64_t axis);
 Value cumsum(const Value &x, int64_t axis, bool has_axis, DType result);
 Value discounted_cumsum(const Value &x, const Value &gamma, int64_t axis, DType result);

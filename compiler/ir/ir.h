@@ -124,6 +124,10 @@ enum class BuiltinOp {
     FoldIn,                                               // fold_in(key, i32) → key
     Orthogonal,   // args[0] = key, args[1] = gain (f64 scalar); [rows, cols] and dtype from type
     Permutation,  // args[0] = key; i32[n], n from type (runtime/trl_linalg.h)
+    // scatter_add(idx, values, n): zeros[n], then out[idx[k]] += values[k] for k in row-major
+    // order (idx i32 and values of one shape; int_attr = n).  Not user-visible: autodiff writes
+    // it as the adjoint of an indexing (passes/autodiff.cpp scatter_via_iota).
+    ScatterAdd,
 };
 
 /** A domain index of a Read: a point (affine / clamp) or a slice [lo, hi). */

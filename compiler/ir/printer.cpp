@@ -88,6 +88,7 @@ const char *builtin_name(BuiltinOp op) {
     case BuiltinOp::FoldIn: return "fold_in";
     case BuiltinOp::Orthogonal: return "orthogonal";
     case BuiltinOp::Permutation: return "permutation";
+    case BuiltinOp::ScatterAdd: return "scatter_add";
     }
     return "<builtin?>";
 }
@@ -382,7 +383,9 @@ private:
         case BuiltinOp::Normal: case BuiltinOp::Orthogonal: case BuiltinOp::Permutation:
             keyword("shape", shape_text(n.type, vars_));
             break;
-        case BuiltinOp::OneHot: keyword("depth", std::to_string(n.int_attr)); break;
+        case BuiltinOp::OneHot: case BuiltinOp::ScatterAdd:
+            keyword(n.builtin == BuiltinOp::OneHot ? "depth" : "size", std::to_string(n.int_attr));
+            break;
         default: break;
         }
         switch (n.builtin) {  // the dtype comes from the result type (f32 unless written)

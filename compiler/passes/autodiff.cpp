@@ -26,7 +26,9 @@
 //    backprop through time), a constant (`z[0]`: only at u = 0), or a constant slice (`z[0:T]`:
 //    the slice axis of g_r is indexed at u - lo); a dynamic slice (`z[t:T]`, `z[0:t+1]`) is
 //    read like the static slice 0:max(hi) after g_r has been placed at lo in a zero array of
-//    that length (one_hot, along the block's own axis), its variable being summed.  Variables
+//    that length (one_hot, along the block's own axis), its variable being summed.  The adjoint
+//    of an indexing inside an expression (x[:, 0], gather) is a scatter_add of g into x's
+//    shape (scatter_via_iota).  Variables
 //    of Ec that no position of the read uses (logits[b, i, t] reading net[i]) are summed over:
 //    J is read with a slice over them and reduced with sum.  A contribution whose guard is not
 //    always true goes to its own tensor (`….at`) with the guarded equation and an
@@ -520,6 +522,7 @@ std::vector<size_t> grad_args(const Node &n) {
         case NodeKind::Builtin:
             switch (n.builtin) {
                 case BuiltinOp::Gather: return {0};
+                case BuiltinOp::ScatterAdd: return {1};
                 case BuiltinOp::Full:
                     return n.args.empty() ? out : std::vector<size_t>{n.args.size() - 1};
                 case BuiltinOp::Argmax:
@@ -657,7 +660,12 @@ private:
         return ax;
     }
 
-    /** Scatter "g" (shape of index-like node "idx_of_iota" result) into x's static shape. */
+    /** Scatter "g" (the adjoint of an indexing of x, shaped as its result) into x's static
+     *  shape: "apply" (the same indexing) applied to an iota of x's flat positions says where
+     *  each element of g came from, and scatter_add sums g's elements into those positions in
+     *  row-major order: for x[:, 0] of an [N, 1] x, adj_x = scatter_add(iota[:, 0], g, N),
+     *  O(N) where the one_hot product it replaced was O(N²) (same bits: the one_hot sum added
+     *  the same terms in the same order, plus exact zeros). */
     NodePtr scatter_via_iota(const NodePtr &x, const std::function<NodePtr(NodePtr)> &apply,
                              NodePtr g, Loc loc) {
         const Type &xt = x->type;
@@ -675,30 +683,19 @@ private:
         io.loc = loc;
         for (int64_t k = 0; k < N; ++k) io.data.push_back(static_cast<double>(k));
         NodePtr idx = apply(mk(std::move(io)));
-        std::vector<Extent> ohs = idx->type.shape;
-        ohs.push_back(sext(N));
-        Node oh;
-        oh.kind = NodeKind::Builtin;
-        oh.builtin = BuiltinOp::OneHot;
-        oh.int_attr = N;
-        oh.type = arr_type(g->type.dtype, ohs);
-        oh.args = {idx};
-        oh.loc = loc;
-        NodePtr o = mk(std::move(oh));
-        size_t r = idx->type.shape.size();
-        NodePtr flat;
-        if (r == 0) {
-            flat = bin(BinaryOp::Mul, o, g, loc);
-        } else {
-            std::vector<int64_t> perm = {static_cast<int64_t>(r)};
-            std::vector<int64_t> axes;
-            for (size_t k = 0; k < r; ++k) {
-                perm.push_back(static_cast<int64_t>(k));
-                axes.push_back(static_cast<int64_t>(k + 1));
-            }
-            flat = sum_axes(bin(BinaryOp::Mul, transpose_(o, perm, loc), g, loc), axes, loc);
-        }
-        return reshape_(flat, xt.shape, loc);
+        bool same = g->type.shape.size() == idx->type.shape.size();
+        for (size_t k = 0; same && k < g->type.shape.size(); ++k)
+            same = g->type.shape[k].max_value == idx->type.shape[k].max_value;
+        if (!same)  // one value per index (g broadcast, e.g. a scalar adjoint)
+            g = bin(BinaryOp::Add, zeros_of(arr_type(g->type.dtype, idx->type.shape), loc), g, loc);
+        Node sc;
+        sc.kind = NodeKind::Builtin;
+        sc.builtin = BuiltinOp::ScatterAdd;
+        sc.int_attr = N;
+        sc.type = arr_type(g->type.dtype, {sext(N)});
+        sc.args = {idx, g};
+        sc.loc = loc;
+        return reshape_(mk(std::move(sc)), xt.shape, loc);
     }
 
     void back(const NodePtr &np, const Adj &ga) {
