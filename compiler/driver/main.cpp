@@ -85,6 +85,10 @@ int main(int argc, char **argv) {
     app.add_flag("--fno-fusion,--fno-fuse", no_fuse,
                  "(spelled -fno-fusion, or -fno-fuse) with --emit=cuda or -o: one kernel per "
                  "statement (the fusion pass off)");
+    bool no_dead_points = false;
+    app.add_flag("--fno-dead-points", no_dead_points,
+                 "(spelled -fno-dead-points) compute every point of every tensor, also those no "
+                 "emit or save needs (the dead-points pass off)");
     bool no_blas = false;
     app.add_flag("--fno-blas", no_blas,
                  "(spelled -fno-blas) with --emit=cuda or -o: every matmul a sequential k loop "
@@ -149,6 +153,7 @@ int main(int argc, char **argv) {
     opts.verify_each = !no_verify;
     opts.fuse = !no_fuse;
     opts.blas = !no_blas;
+    opts.dead_points = !no_dead_points;
     if (app.count("--interpret") && opts.interpret.empty()) opts.interpret = "pointwise";
     return trlc::run_driver(opts);
 }

@@ -117,6 +117,11 @@ int checks_stage(PipelineState &s) {
     return 0;
 }
 
+int dead_points_stage(PipelineState &s) {  // only the points an output needs
+    restrict_to_needed_points(s.pdg);
+    return 0;
+}
+
 int vectorize_stage(PipelineState &s) {
     s.vec = vectorize(s.prog, s.pdg, s.opts.vectorize);
     return 0;
@@ -201,6 +206,8 @@ int goal_of(const PipelineState &s) { return s.goal; }
 
 bool incrementalize_applies(const PipelineState &s) { return s.opts.incrementalize; }
 
+bool dead_points_applies(const PipelineState &s) { return s.opts.dead_points; }
+
 /* The reference semantics needs no schedule: the point-wise interpreter stays independent of
  * one, so scheduling is skipped when it is the goal. */
 bool schedule_applies(const PipelineState &s) {
@@ -284,6 +291,8 @@ const std::vector<Stage> kStages = {
     {"checks", "every read defined; no zero-distance cycle", nullptr, checks_stage, print_ir, false},
     {"vectorize", "dims that carry no dependence become batch axes", nullptr, vectorize_stage,
      print_vectorized, false},
+    {"dead-points", "keep only the points an output needs (-fno-dead-points)", dead_points_applies,
+     dead_points_stage, print_pdg_of, false},
     {"schedule", "the isl schedule tree and the loop nest", schedule_applies, schedule_stage,
      print_schedule_of, false},
     {"memplan", "storage, live range and offset of every tensor", schedule_applies, memplan_stage,

@@ -224,7 +224,7 @@ private:
         cg.bounds = bounds;
         cg.loop_nest = nest;
         try {
-            if (run_pipeline(st, "vectorize") != 0) return kNoCompile;
+            if (run_pipeline(st, "dead-points") != 0) return kNoCompile;
             std::string why;
             if (!schedule_like(st.prog, st.pdg, st.vec.batch, prog_, sched_, shift, domains,
                                st.sched, &why))

@@ -36,6 +36,12 @@ private:
 /** Build the PDG of "prog"; reports overlapping/ambiguous definitions to "diag". */
 Pdg build_pdg(const ir::Program &prog, Diagnostics &diag);
 
+/** The dead-points pass (pdg/dead_points.cpp): every tensor equation's effective domain keeps
+ *  only the points an emit or save needs, directly or through the tensors that read them (a
+ *  cycle of tensors keeps all its points when any is needed; a tensor or cycle nothing else
+ *  reads is kept whole); the reads' accesses follow.  Returns the number of equations restricted. */
+int restrict_to_needed_points(Pdg &g);
+
 /** --emit=pdg: sorted, stable text.  --emit=pdg-dot: Graphviz. */
 void print_pdg(const Pdg &g, std::ostream &out);
 /** The same, marking batch axes chosen by vectorization ("batch_dims" per Program::dims index). */

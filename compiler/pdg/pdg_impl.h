@@ -9,6 +9,7 @@
 // parameters projected out (concrete numbers), next to a `context:` line.
 #include <isl/cpp.h>
 
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -46,6 +47,9 @@ struct PdgEquation {
     isl::set effective;
     std::vector<int> edges;  // indices into PdgImpl::edges, in body order
     bool synthetic = false;  // the identity pseudo-equation of an emit, save or load
+    /** The points of effective that no output needs (pdg/dead_points.cpp), removed from it;
+     *  none before that pass (an optional: isl's C++ objects may not be copied null). */
+    std::optional<isl::set> dead;
 };
 
 /** A PDG node: a tensor, or an output (emit / save) that only consumes. */

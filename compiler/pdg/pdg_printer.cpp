@@ -12,7 +12,8 @@
 // outputs (emit, save) by name; equations in source order; reads sorted by
 // producer, text and relation; the pieces of every relation are sorted.
 // An equation line shows its effective domain; `overridden:` lists the points
-// of its pattern that a more specific equation defines instead.
+// of its pattern that a more specific equation defines instead, `dead:` those that no output
+// needs (removed by the dead-points pass, pdg/dead_points.cpp).
 #include <algorithm>
 #include <ostream>
 #include <set>
@@ -84,10 +85,11 @@ void print_pdg(const Pdg &pdg, std::ostream &out) {
             if (n.kind == PdgNode::Tensor && !eq.synthetic)
                 out << "  equation @" << loc_string(eq.loc) << ": "
                     << set_to_string(g, eq.effective) << "\n";
-            isl::set overridden = concrete(g, eq.image.subtract(eq.effective));
-            if (!overridden.is_empty())
-                out << "    overridden: " << set_to_string(g, eq.image.subtract(eq.effective))
-                    << "\n";
+            isl::set over = eq.image.subtract(eq.effective);
+            if (eq.dead) over = over.subtract(*eq.dead);
+            if (!concrete(g, over).is_empty()) out << "    overridden: " << set_to_string(g, over) << "\n";
+            if (eq.dead && !concrete(g, *eq.dead).is_empty())
+                out << "    dead: " << set_to_string(g, *eq.dead) << "\n";
             std::vector<std::string> texts;
             sorted_edges(g, eq, &texts);
             for (const std::string &t : texts) out << "    " << t << "\n";
