@@ -209,6 +209,11 @@ void *trl_scratch_alloc(unsigned long long bytes);
  * --threads; cuBLAS on the device.  k = 0 gives zeros. */
 int trl_gemm(trl_ctx *ctx, int dtype, long long m, long long n, long long k, const void *a,
              const void *b, void *c);
+/* The same with A stored transposed: C[m,n] = Aᵀ · B for A stored [k,m] (a weight gradient
+ * xᵀ·dy read from x in the arena, no transposed copy); libxsmm's TN kernel on the host,
+ * cuBLAS with op(A) = T on the device. */
+int trl_gemm_tn(trl_ctx *ctx, int dtype, long long m, long long n, long long k, const void *a,
+                const void *b, void *c);
 
 /* Device memory of at least `bytes` bytes (256-byte aligned) for the operands of the matrix
  * products that codegen hands to trl_gemm; *out receives it.  Owned by ctx and freed by

@@ -177,8 +177,10 @@ public:
         ee.bound_values = &bound_values_;
         for (size_t j = 0; j < bp.products.size(); ++j) {
             const BlasProduct &p = bp.products[j];
-            if (p.a_in_place) a_src[j] = ee.emit(*p.node->args[0]).name;
-            if (p.b_in_place) b_src[j] = ee.emit(*p.node->args[1]).name;
+            if (p.a_product >= 0) a_src[j] = "ws + " + lit_int(bp.products.at(p.a_product).c_off);
+            else if (p.a_in_place) a_src[j] = ee.emit(p.a_trans ? *p.node->args[0]->args[0] : *p.node->args[0]).name;
+            if (p.b_product >= 0) b_src[j] = "ws + " + lit_int(bp.products.at(p.b_product).c_off);
+            else if (p.b_in_place) b_src[j] = ee.emit(*p.node->args[1]).name;
         }
         (void)eq;
         out_ += body;
@@ -463,7 +465,7 @@ public:
                                 ", arena, ws, " + stream + args + ");\n";
                     std::string A = p.a_in_place ? a_src[j] : "ws + " + lit_int(p.a_off);
                     std::string B = p.b_in_place ? b_src[j] : "ws + " + lit_int(p.b_off);
-                    out_ += ipad + "TRL_CHECK(trl_gemm(ctx, " + dtype_macro(p.dt) + ", " + lit_int(bp->second.points * p.m) +
+                    out_ += ipad + (p.a_trans ? "TRL_CHECK(trl_gemm_tn(ctx, " : "TRL_CHECK(trl_gemm(ctx, ") + dtype_macro(p.dt) + ", " + lit_int(bp->second.points * p.m) +
                             ", " + lit_int(p.n) + ", " + lit_int(p.k) + ", " + A + ", " + B + ", ws + " +
                             lit_int(p.c_off) + "));\n";
                 }

@@ -29,6 +29,11 @@ struct BlasProduct {
      *  of the product's dtype): trl_gemm gets its arena address, computed on the host, and no
      *  operand kernel copies it.  A only with one batch point. */
     bool a_in_place = false, b_in_place = false;
+    /** A read in place is transpose(x) of a point read x stored [k, m] (trl_gemm_tn). */
+    bool a_trans = false;
+    /** The operand is the result of the statement's earlier product j (in place: its rows of
+     *  the workspace; B only with one batch point), else -1. */
+    int a_product = -1, b_product = -1;
     int64_t a_off = 0, b_off = 0, c_off = 0;  // workspace byte offsets
 };
 

@@ -10,6 +10,9 @@
 // kernel, in which each product node reads its rows of the workspace (ExprEmitter::bind).
 // Products are taken in post-order, so an operand may use an earlier product's result; the
 // operand kernels recompute the (pure) subexpressions they need.  Such statements are not fused.
+// An operand needs no operand kernel when trl_gemm can read it where it is: a point read of the
+// arena, the transpose of one (A only: trl_gemm_tn reads x [K, M] for xᵀ, a weight gradient
+// xᵀ·dy), or the result of the statement's earlier product (its workspace rows).
 // Only the order of the sums of each product changes (BLAS's blocking instead of k = 0, 1, …).
 // Example: logits[b, i, t] = matmul(ob[b, i, t], W) + c over B = 16 batch points, ob f32[4] and
 // W f32[4, 64] (K·N = 256 < 4096) stays a loop; with W f32[64, 64] (K·N = 4096) the statement's
@@ -141,8 +144,22 @@ private:
                 std::set<const ir::Node *> seen_b;
                 if (bp.points > 1 && depends_on(*mm->args[1], batch_vars, seen_b)) continue;
                 int64_t sz = leaf_size(dt);
-                p.a_in_place = bp.points == 1 && read_in_place(*mm->args[0], dt);
-                p.b_in_place = read_in_place(*mm->args[1], dt);
+                for (size_t j = 0; j < bp.products.size(); ++j) {  // an earlier product's result
+                    if (bp.products[j].node == mm->args[0].get() && bp.products[j].dt == dt)
+                        p.a_product = static_cast<int>(j);
+                    if (bp.products[j].node == mm->args[1].get() && bp.products[j].dt == dt && bp.points == 1)
+                        p.b_product = static_cast<int>(j);
+                }
+                p.a_in_place = p.a_product >= 0 || (bp.points == 1 && read_in_place(*mm->args[0], dt));
+                if (!p.a_in_place && bp.points == 1 && a2) {  // xᵀ of x read in place: trl_gemm_tn
+                    const ir::Node &t = *mm->args[0];
+                    p.a_trans = t.kind == NodeKind::Builtin && t.builtin == BuiltinOp::Transpose &&
+                                t.args.size() == 1 && static_type(t.args[0]->type, 2) &&
+                                (!t.has_axes || t.axes.empty() || (t.axes.size() == 2 && t.axes[0] == 1 && t.axes[1] == 0)) &&
+                                read_in_place(*t.args[0], dt);
+                    p.a_in_place = p.a_trans;
+                }
+                p.b_in_place = p.b_product >= 0 || read_in_place(*mm->args[1], dt);
                 if (!p.a_in_place) p.a_off = take(bp.points * p.m * p.k * sz);
                 if (!p.b_in_place) p.b_off = take(p.k * p.n * sz);
                 p.c_off = take(bp.points * p.m * p.n * sz);

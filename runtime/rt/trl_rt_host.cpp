@@ -151,29 +151,32 @@ static bool xsmm_vzeroupper() {
  *  Cᵀ = Bᵀ·Aᵀ, so its (m, n, k) is (n, m, k) and the kernel is called with (B, A, C).  The last
  *  shapes asked for are kept per thread (a program calls a handful of shapes in a loop);
  *  libxsmm's own dispatch, a hash lookup, generates the kernel on the first call. */
-static libxsmm_smmfunction xsmm_kernel(long long m, long long n, long long k) {
+static libxsmm_smmfunction xsmm_kernel(long long m, long long n, long long k, bool ta = false) {
     struct Entry {
         long long m, n, k;
+        bool ta;
         libxsmm_smmfunction f;
     };
     static thread_local Entry cache[8];
     static thread_local int used = 0, next = 0;
     for (int i = 0; i < used; ++i)
-        if (cache[i].m == m && cache[i].n == n && cache[i].k == k) return cache[i].f;
+        if (cache[i].m == m && cache[i].n == n && cache[i].k == k && cache[i].ta == ta) return cache[i].f;
+    // Row-major C[m,n] = op(A)·B is column-major Cᵀ = Bᵀ·op(A)ᵀ: libxsmm's (m, n, k) = (n, m, k),
+    // its A is our B and its B our A (stored [k, m] when transposed: TRANS_B, ld m).
     libxsmm_blasint xm = (libxsmm_blasint)n, xn = (libxsmm_blasint)m, xk = (libxsmm_blasint)k;
-    libxsmm_blasint lda = xm, ldb = xk, ldc = xm;
+    libxsmm_blasint lda = xm, ldb = ta ? xn : xk, ldc = xm;
     float alpha = 1, beta = 0;
-    int flags = LIBXSMM_GEMM_FLAG_NONE;
+    int flags = ta ? LIBXSMM_GEMM_FLAG_TRANS_B : LIBXSMM_GEMM_FLAG_NONE;
     libxsmm_smmfunction f = libxsmm_smmdispatch(xm, xn, xk, &lda, &ldb, &ldc, &alpha, &beta, &flags, nullptr);
-    cache[next] = Entry{m, n, k, f};
+    cache[next] = Entry{m, n, k, ta, f};
     next = (next + 1) % 8;
     if (used < 8) ++used;
     return f;
 }
 #endif
 
-int trl_gemm(trl_ctx *ctx, int dtype, long long m, long long n, long long k, const void *a,
-             const void *b, void *c) {
+static int trl_gemm_any(trl_ctx *ctx, int dtype, bool ta, long long m, long long n, long long k,
+                const void *a, const void *b, void *c) {
     if (m < 0 || n < 0 || k < 0 || m > 0x7fffffff || n > 0x7fffffff || k > 0x7fffffff)
         return trl_rt::set_error(ctx, TRL_EINTERNAL, "trl_gemm: bad extents");
     if (m == 0 || n == 0) return TRL_OK;
@@ -184,7 +187,7 @@ int trl_gemm(trl_ctx *ctx, int dtype, long long m, long long n, long long k, con
         }
 #if defined(TRL_USE_LIBXSMM)
         if (m * n <= kXsmmMaxMnk && m * n * k <= kXsmmMaxMnk) {  // m·n first: no overflow
-            if (libxsmm_smmfunction f = xsmm_kernel(m, n, k)) {
+            if (libxsmm_smmfunction f = xsmm_kernel(m, n, k, ta)) {
                 f(static_cast<const float *>(b), static_cast<const float *>(a), static_cast<float *>(c));
                 // The JIT kernel returns with the upper halves of the vector registers dirty;
                 // the rest of the program (built without -mavx: SSE encodings, and libm) then
@@ -196,9 +199,9 @@ int trl_gemm(trl_ctx *ctx, int dtype, long long m, long long n, long long k, con
             }
         }
 #endif
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0f,
-                    static_cast<const float *>(a), (int)k, static_cast<const float *>(b), (int)n,
-                    0.0f, static_cast<float *>(c), (int)n);
+        cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, CblasNoTrans, (int)m, (int)n,
+                    (int)k, 1.0f, static_cast<const float *>(a), (int)(ta ? m : k),
+                    static_cast<const float *>(b), (int)n, 0.0f, static_cast<float *>(c), (int)n);
         return TRL_OK;
     }
     if (dtype == TRL_F64) {
@@ -206,12 +209,22 @@ int trl_gemm(trl_ctx *ctx, int dtype, long long m, long long n, long long k, con
             std::memset(c, 0, sizeof(double) * m * n);
             return TRL_OK;
         }
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0,
-                    static_cast<const double *>(a), (int)k, static_cast<const double *>(b),
-                    (int)n, 0.0, static_cast<double *>(c), (int)n);
+        cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, CblasNoTrans, (int)m, (int)n,
+                    (int)k, 1.0, static_cast<const double *>(a), (int)(ta ? m : k),
+                    static_cast<const double *>(b), (int)n, 0.0, static_cast<double *>(c), (int)n);
         return TRL_OK;
     }
     return trl_rt::set_error(ctx, TRL_EINTERNAL, "trl_gemm: dtype must be f32 or f64");
+}
+
+int trl_gemm(trl_ctx *ctx, int dtype, long long m, long long n, long long k, const void *a,
+             const void *b, void *c) {
+    return trl_gemm_any(ctx, dtype, false, m, n, k, a, b, c);
+}
+
+int trl_gemm_tn(trl_ctx *ctx, int dtype, long long m, long long n, long long k, const void *a,
+                const void *b, void *c) {
+    return trl_gemm_any(ctx, dtype, true, m, n, k, a, b, c);
 }
 
 }  // extern "C"

@@ -91,6 +91,7 @@ def check_pair(name, a, b, xs, w, u):
 w = arr(ref["w"])
 check_pair("y [40, 64] x [64, 96]", gen["y"], ref["y"], arr(ref["x"]), w, U32)
 check_pair("m [120, 64] x [64, 96]", gen["m"], ref["m"], arr(ref["xm"]), w, U32)
+check_pair("g [96, 64]^T x [64, 64] (trl_gemm_tn)", gen["g"], ref["g"], w.T, arr(ref["q"]), U32)
 check_pair("yd (f64) [40, 64] x [64, 96]", gen["yd"], ref["yd"], arr(ref["x"]), w, U64)
 for side, d in [("BLAS build", gen), ("--interpret", ref)]:
     t = arr(d["t"])
