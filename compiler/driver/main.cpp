@@ -85,6 +85,10 @@ int main(int argc, char **argv) {
     app.add_flag("--fno-fusion,--fno-fuse", no_fuse,
                  "(spelled -fno-fusion, or -fno-fuse) with --emit=cuda or -o: one kernel per "
                  "statement (the fusion pass off)");
+    bool no_cse = false;
+    app.add_flag("--fno-cse", no_cse,
+                 "(spelled -fno-cse) keep equal subexpressions apart: each computed where written "
+                 "(the cse pass off)");
     bool no_dead_points = false;
     app.add_flag("--fno-dead-points", no_dead_points,
                  "(spelled -fno-dead-points) compute every point of every tensor, also those no "
@@ -154,6 +158,7 @@ int main(int argc, char **argv) {
     opts.fuse = !no_fuse;
     opts.blas = !no_blas;
     opts.dead_points = !no_dead_points;
+    opts.cse = !no_cse;
     if (app.count("--interpret") && opts.interpret.empty()) opts.interpret = "pointwise";
     return trlc::run_driver(opts);
 }

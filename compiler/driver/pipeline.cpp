@@ -23,6 +23,7 @@
 #include "ir/printer.h"
 #include "ir/verify.h"
 #include "passes/autodiff.h"
+#include "passes/cse.h"
 #include "passes/incrementalize.h"
 
 namespace trlc {
@@ -98,6 +99,11 @@ int autodiff_stage(PipelineState &s) {
 
 int incrementalize_stage(PipelineState &s) {  // sums over slices → running sums
     incrementalize(s.prog, &s.incrementalize_log, s.opts.incrementalize_min_bytes);
+    return 0;
+}
+
+int cse_stage(PipelineState &s) {  // equal subexpressions → one node
+    eliminate_common_subexpressions(s.prog);
     return 0;
 }
 
@@ -208,6 +214,8 @@ bool incrementalize_applies(const PipelineState &s) { return s.opts.incrementali
 
 bool dead_points_applies(const PipelineState &s) { return s.opts.dead_points; }
 
+bool cse_applies(const PipelineState &s) { return s.opts.cse; }
+
 /* The reference semantics needs no schedule: the point-wise interpreter stays independent of
  * one, so scheduling is skipped when it is the goal. */
 bool schedule_applies(const PipelineState &s) {
@@ -287,6 +295,7 @@ const std::vector<Stage> kStages = {
     {"autodiff", "grad(y, x) becomes adjoint tensors", nullptr, autodiff_stage, print_ir, true},
     {"incrementalize", "sums over slices become running sums", incrementalize_applies,
      incrementalize_stage, print_incrementalized, true},
+    {"cse", "equal subexpressions computed once (-fno-cse)", cse_applies, cse_stage, print_ir, true},
     {"pdg", "the polyhedral dependence graph (isl)", nullptr, pdg_stage, print_pdg_of, false},
     {"checks", "every read defined; no zero-distance cycle", nullptr, checks_stage, print_ir, false},
     {"vectorize", "dims that carry no dependence become batch axes", nullptr, vectorize_stage,

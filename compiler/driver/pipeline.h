@@ -5,7 +5,7 @@
 //
 // The stages, in order (each name is the pass's --print-after / --stop-after / --time-passes
 // name and its lit folder under test/lit):
-//   parse, sema, externs, autodiff, incrementalize, pdg, checks, vectorize, dead-points, schedule, memplan,
+//   parse, sema, externs, autodiff, incrementalize, cse, pdg, checks, vectorize, dead-points, schedule, memplan,
 //   runtime-bounds, blas, fusion, codegen, build, interpret
 // The runner applies the same things to every stage: a --time-passes timer, the IR verifier
 // after the stages that rewrite the Program (unless --no-verify), --print-after dumps (on stderr),
@@ -41,6 +41,7 @@ struct DriverOptions {
     int64_t incrementalize_min_bytes = 1 << 20;  // --incrementalize-min-bytes
     bool fuse = true;       // -fno-fusion, alias -fno-fuse (the fusion pass: one kernel per statement)
     bool blas = true;       // -fno-blas (the blas pass: every matmul a sequential k loop)
+    bool cse = true;          // -fno-cse (passes/cse.h: equal subexpressions computed once)
     bool dead_points = true;  // -fno-dead-points (pdg/dead_points.cpp: only the points outputs need)
     /** --runtime-bound: "" automatic (small programs), "none", or "I,T": check exactly these
      *  bounds for `--bound NAME=V` of the generated program (driver/runtime_bounds.h). */
