@@ -565,8 +565,14 @@ public:
         out_ += "\n// The schedule's loop nest (--emit=schedule).\n";
         out_ += "static void run_program(trl_ctx *ctx) {\n";
         out_ += "    char *arena = (char *)trl_arena(ctx);\n";
+        // On the host the arena is host memory: emits and saves read it in place (trl_to_host
+        // of a range onto itself copies nothing; PPO copied 16 KB per emitted step).
+        out_ += "#if defined(__CUDACC__)\n";
         out_ += "    std::vector<char> host_copy(kHostBytes + 1);  // host mirror for emits and saves\n";
         out_ += "    char *host = host_copy.data();\n";
+        out_ += "#else\n";
+        out_ += "    char *host = arena;  // the arena is host memory: read in place\n";
+        out_ += "#endif\n";
         out_ += "    trlg_start(ctx, arena, host);  // loaded tensors\n";
         out_ += "    (void)arena;\n    (void)host;\n";
         out_ += "    const uint64_t seed = trl_seed(ctx);\n    (void)seed;\n";

@@ -117,12 +117,13 @@ void device_release(trl_ctx *ctx) {
 extern "C" {
 
 int trl_to_host(trl_ctx *ctx, void *dst, const void *device_src, size_t bytes) {
-    if (bytes) std::memcpy(dst, device_src, bytes);
+    // The generated program's host mirror is the arena itself on the host: nothing to copy.
+    if (bytes && dst != device_src) std::memcpy(dst, device_src, bytes);
     return TRL_OK;
 }
 
 int trl_to_device(trl_ctx *ctx, void *device_dst, const void *src, size_t bytes) {
-    if (bytes) std::memcpy(device_dst, src, bytes);
+    if (bytes && device_dst != src) std::memcpy(device_dst, src, bytes);
     return TRL_OK;
 }
 
