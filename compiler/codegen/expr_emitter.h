@@ -1088,6 +1088,8 @@ public:
         std::string ct = ctype(dt), ex = f ? "trl::exp_f32(" : "exp(";
         Val x = emit_cast(x0, dt);
         Val r = declare(result, x.maxs, x.dims);
+        if (static_dim(x.dims[axis]) && x.maxs[axis] >= 1 && x.maxs[axis] <= 8)
+            return emit_short_softmax(x, r, axis, log, dt, result);
         std::string len = fresh("len"), inner = fresh("inner"), o = fresh("o"), in = fresh("in"), k = fresh("k");
         line("const long long " + len + " = " + x.dims[axis] + ";");
         line("const long long " + inner + " = " + prod_c(x.dims, axis + 1, x.dims.size()) + ";");
@@ -1108,6 +1110,38 @@ public:
         line(at(r.name, k) + " = " + conv(val, dt, result) + ";");
         close();
         close();
+        close();
+        return r;
+    }
+
+    /** softmax / log_softmax along a static axis of length L <= 8 (2 logits, a few actions):
+     *  the L elements of a row unrolled, so the loop over rows is straight-line code that the
+     *  host compiler vectorizes across rows (a loop over k inside stops GCC 12).  The same
+     *  operations in the same order as the general loop: m the running max from element 0, s
+     *  the sum of exp(x - m) from 0, then (x - m) - log(s) or exp(x - m) / s. */
+    Val emit_short_softmax(const Val &x, const Val &r, int64_t axis, bool log, DType dt, DType result) {
+        bool f = dt == DType::F32;
+        std::string ct = ctype(dt), ex = f ? "trl::exp_f32(" : "exp(";
+        const int64_t L = x.maxs[axis];
+        std::string inner = prod_c(x.dims, axis + 1, x.dims.size()), o = fresh("o"), in = fresh("in");
+        bool one = inner == "1";
+        open("for (long long " + o + " = 0; " + o + " < " + prod_c(x.dims, 0, axis) + "; ++" + o + ")");
+        if (!one) open("for (long long " + in + " = 0; " + in + " < " + inner + "; ++" + in + ")");
+        line("const long long base = " + o + " * " + lit_int(L) + (one ? "" : " * (" + inner + ") + " + in) + ";");
+        auto at = [&](const std::string &v, int64_t kk) {
+            return v + "[base + " + (one ? lit_int(kk) : lit_int(kk) + " * (" + inner + ")") + "]";
+        };
+        for (int64_t k = 0; k < L; ++k) line("const " + ct + " x" + std::to_string(k) + " = " + at(x.name, k) + ";");
+        line(ct + " m = x0;");
+        for (int64_t k = 1; k < L; ++k) line("m = m < x" + std::to_string(k) + " ? x" + std::to_string(k) + " : m;");
+        line(ct + " s = " + literal(dt, 0) + ";");
+        for (int64_t k = 0; k < L; ++k) line("s += " + ex + "x" + std::to_string(k) + " - m);");
+        if (log) line("const " + ct + " ls = " + (f ? "trl::log_f32(s)" : "log(s)") + ";");
+        for (int64_t k = 0; k < L; ++k) {
+            std::string v = "x" + std::to_string(k);
+            line(at(r.name, k) + " = " + conv(log ? "(" + v + " - m) - ls" : ex + v + " - m) / s", dt, result) + ";");
+        }
+        if (!one) close();
         close();
         return r;
     }
