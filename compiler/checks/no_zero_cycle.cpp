@@ -53,39 +53,9 @@ struct Point {
     bool operator==(const Point &o) const { return node == o.node && coords == o.coords; }
 };
 
-/* Tarjan's strongly connected components of the tensor graph, each sorted. */
+/* The strongly connected components of the tensor graph, each sorted, in sorted order. */
 std::vector<std::vector<int>> components(int n, const std::vector<std::vector<int>> &succ) {
-    std::vector<int> index(n, -1), low(n, 0), stack;
-    std::vector<bool> on(n, false);
-    std::vector<std::vector<int>> out;
-    int counter = 0;
-    std::function<void(int)> visit = [&](int v) {
-        index[v] = low[v] = counter++;
-        stack.push_back(v);
-        on[v] = true;
-        for (int w : succ[v]) {
-            if (index[w] < 0) {
-                visit(w);
-                low[v] = std::min(low[v], low[w]);
-            } else if (on[w]) {
-                low[v] = std::min(low[v], index[w]);
-            }
-        }
-        if (low[v] == index[v]) {
-            std::vector<int> comp;
-            int w;
-            do {
-                w = stack.back();
-                stack.pop_back();
-                on[w] = false;
-                comp.push_back(w);
-            } while (w != v);
-            std::sort(comp.begin(), comp.end());
-            out.push_back(comp);
-        }
-    };
-    for (int v = 0; v < n; ++v)
-        if (index[v] < 0) visit(v);
+    std::vector<std::vector<int>> out = strongly_connected_components(n, succ);
     std::sort(out.begin(), out.end());
     return out;
 }

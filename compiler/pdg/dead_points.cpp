@@ -19,9 +19,6 @@
 //   before: { mbloss[i, k] : 0 <= i < I and 0 <= k <= 15 }
 //   after:  { mbloss[i, k] : 0 <= i < I and k = 15 }
 // and the loss kernel runs once per iteration instead of 16 times.
-#include <algorithm>
-#include <functional>
-
 #include "pdg/pdg_impl.h"
 
 namespace trlc {
@@ -34,39 +31,15 @@ int restrict_to_needed_points(Pdg &pdg) {
         readers.at(g.edges[e].producer).push_back(static_cast<int>(e));
         reads.at(g.edges[e].consumer).push_back(static_cast<int>(e));
     }
-    // Tarjan's strongly connected components over consumer -> producer: a component is
-    // completed after every component it reads, so the reverse order has consumers first.
-    std::vector<int> index(n, -1), low(n, 0), comp(n, -1), stack;
-    std::vector<bool> on(n, false);
-    std::vector<std::vector<int>> comps;
-    int counter = 0;
-    std::function<void(int)> visit = [&](int v) {
-        index[v] = low[v] = counter++;
-        stack.push_back(v);
-        on[v] = true;
-        for (int e : reads[v]) {
-            int w = g.edges[e].producer;
-            if (index[w] < 0) {
-                visit(w);
-                low[v] = std::min(low[v], low[w]);
-            } else if (on[w]) {
-                low[v] = std::min(low[v], index[w]);
-            }
-        }
-        if (low[v] != index[v]) return;
-        std::vector<int> c;
-        int w;
-        do {
-            w = stack.back();
-            stack.pop_back();
-            on[w] = false;
-            comp[w] = static_cast<int>(comps.size());
-            c.push_back(w);
-        } while (w != v);
-        comps.push_back(c);
-    };
+    // Components over consumer -> producer: each completes after every component it reads,
+    // so the reverse order has consumers first.
+    std::vector<std::vector<int>> succ(n);
     for (size_t v = 0; v < n; ++v)
-        if (index[v] < 0) visit(static_cast<int>(v));
+        for (int e : reads[v]) succ[v].push_back(g.edges[e].producer);
+    std::vector<std::vector<int>> comps = strongly_connected_components(static_cast<int>(n), succ);
+    std::vector<int> comp(n, -1);
+    for (size_t c = 0; c < comps.size(); ++c)
+        for (int v : comps[c]) comp[v] = static_cast<int>(c);
 
     std::vector<isl::set> live(n);
     for (auto c = comps.rbegin(); c != comps.rend(); ++c) {

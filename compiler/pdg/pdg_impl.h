@@ -119,6 +119,11 @@ std::string map_to_string(const PdgImpl &g, const isl::map &m);
 std::string describe_points(const PdgImpl &g, const isl::set &s,
                             const std::vector<std::string> &names);
 
+/** Tarjan's strongly connected components of the graph of "n" nodes with successor lists
+ *  "succ", each sorted, in the order Tarjan completes them: a component comes after every
+ *  component reachable from it (reversed, a topological order of the condensation). */
+std::vector<std::vector<int>> strongly_connected_components(int n, const std::vector<std::vector<int>> &succ);
+
 /** The coordinates of the lexicographically smallest point of concrete "s". */
 std::vector<int64_t> first_point(const isl::set &s);
 

@@ -11,6 +11,7 @@
 #include <isl/space.h>
 
 #include <algorithm>
+#include <functional>
 #include <sstream>
 
 #include "pdg/pdg_impl.h"
@@ -272,6 +273,40 @@ std::string map_to_string(const PdgImpl &g, const isl::map &m) {
     std::vector<std::string> pieces;
     c.foreach_basic_map([&](isl::basic_map b) { pieces.push_back(isl_text(b)); });
     return join_pieces(pieces, isl_text(c));
+}
+
+std::vector<std::vector<int>> strongly_connected_components(int n, const std::vector<std::vector<int>> &succ) {
+    std::vector<int> index(n, -1), low(n, 0), stack;
+    std::vector<bool> on(n, false);
+    std::vector<std::vector<int>> out;
+    int counter = 0;
+    std::function<void(int)> visit = [&](int v) {
+        index[v] = low[v] = counter++;
+        stack.push_back(v);
+        on[v] = true;
+        for (int w : succ[v]) {
+            if (index[w] < 0) {
+                visit(w);
+                low[v] = std::min(low[v], low[w]);
+            } else if (on[w]) {
+                low[v] = std::min(low[v], index[w]);
+            }
+        }
+        if (low[v] != index[v]) return;
+        std::vector<int> comp;
+        int w;
+        do {
+            w = stack.back();
+            stack.pop_back();
+            on[w] = false;
+            comp.push_back(w);
+        } while (w != v);
+        std::sort(comp.begin(), comp.end());
+        out.push_back(comp);
+    };
+    for (int v = 0; v < n; ++v)
+        if (index[v] < 0) visit(v);
+    return out;
 }
 
 std::vector<int64_t> first_point(const isl::set &s) {
