@@ -41,7 +41,10 @@ public:
             copy.sindex = std::move(sindex);
             m = std::make_shared<const Node>(std::move(copy));
         }
-        if (n->kind == NodeKind::Extern || n->kind == NodeKind::Grad) return done_[n.get()] = m;
+        if (n->kind == NodeKind::Extern || n->kind == NodeKind::Grad) {  // never merged: a number of
+            id_[m.get()] = id_.size();  // its own, so that nodes using two equal calls stay apart
+            return done_[n.get()] = m;
+        }
         std::string k = key(*m);
         auto c = canon_.find(k);
         if (c != canon_.end()) {
