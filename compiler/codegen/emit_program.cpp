@@ -178,7 +178,7 @@ public:
         for (size_t j = 0; j < bp.products.size(); ++j) {
             const BlasProduct &p = bp.products[j];
             if (p.a_product >= 0) a_src[j] = "ws + " + lit_int(bp.products.at(p.a_product).c_off);
-            else if (p.a_in_place) a_src[j] = ee.emit(p.a_trans ? *p.node->args[0]->args[0] : *p.node->args[0]).name;
+            else if (p.a_in_place) a_src[j] = ee.emit(p.a_trans ? *ExprEmitter::transpose_2d_source(*p.node->args[0]) : *p.node->args[0]).name;
             if (p.b_product >= 0) b_src[j] = "ws + " + lit_int(bp.products.at(p.b_product).c_off);
             else if (p.b_in_place) b_src[j] = ee.emit(*p.node->args[1]).name;
         }

@@ -1394,12 +1394,11 @@ public:
         return r;
     }
 
-    /** matmul with numpy's rules (value.cpp's matmul): 1-D operands get a unit dim that the
-     *  result drops, leading dims broadcast; per result element a sequential k loop. */
-    /** The operand of "t" when "t" is a 2-D transpose not yet computed (so a product can read
-     *  transpose(x)[i][q] as x[q][i] in place instead of copying x transposed), else null. */
-    const ir::Node *transposed_source(const ir::Node &t) const {
-        if (t.kind != NodeKind::Builtin || t.builtin != BuiltinOp::Transpose || memo_.count(&t)) return nullptr;
+    /** The operand x of "t" when "t" is transpose(x) of a 2-D x (axes reversed), else null: a
+     *  product can read transpose(x)[i][q] as x[q][i] in place (here, and trl_gemm_tn in
+     *  plan_blas.cpp) instead of copying x transposed. */
+    static const ir::Node *transpose_2d_source(const ir::Node &t) {
+        if (t.kind != NodeKind::Builtin || t.builtin != BuiltinOp::Transpose) return nullptr;
         if (t.type.is_tuple || t.type.shape.size() != 2 || t.args.size() != 1) return nullptr;
         if (t.has_axes && !t.axes.empty() && !(t.axes.size() == 2 && t.axes[0] == 1 && t.axes[1] == 0))
             return nullptr;
@@ -1407,10 +1406,14 @@ public:
         return x.type.is_tuple || x.type.shape.size() != 2 ? nullptr : &x;
     }
 
+    /** matmul with numpy's rules (value.cpp's matmul): 1-D operands get a unit dim that the
+     *  result drops, leading dims broadcast; per result element a sequential k loop. */
     Val emit_matmul(const ir::Node &n) {
         // A transposed first operand of a float product is read in place: a(i, q) = x[q][i].
-        const ir::Node *at_src = (n.type.dtype == DType::F32 || n.type.dtype == DType::F64) && n.args.at(1)->type.shape.size() == 2
-                                     ? transposed_source(*n.args.at(0))
+        // (Not when the transpose was already computed: then it is read where it is.)
+        const ir::Node *at_src = (n.type.dtype == DType::F32 || n.type.dtype == DType::F64) &&
+                                         n.args.at(1)->type.shape.size() == 2 && !memo_.count(n.args.at(0).get())
+                                     ? transpose_2d_source(*n.args.at(0))
                                      : nullptr;
         Val a0 = at_src ? emit(*at_src) : emit(*n.args.at(0)), b0 = emit(*n.args.at(1));
         if (at_src && a0.dims.size() == 2) std::swap(a0.dims[0], a0.dims[1]), std::swap(a0.maxs[0], a0.maxs[1]);
@@ -1433,6 +1436,12 @@ public:
         std::vector<std::string> batch(r.dims.begin(), r.dims.begin() + nb);
         std::string bi = fresh("bi"), i = fresh("i"), j = fresh("j"), q = fresh("q"), ao = fresh("ao"), bo = fresh("bo");
         std::string ct = ctype(dt);
+        // The loop over the batch points bi, with the offsets ao, bo of their operands.
+        auto open_batch = [&] {
+            open("for (long long " + bi + " = 0; " + bi + " < " + prod_c(batch) + "; ++" + bi + ")");
+            line("const long long " + ao + " = " + mul_c(paren(bcast_flat(abd, abm, batch, bi)), mul_c(M, K)) + ";");
+            line("const long long " + bo + " = " + mul_c(paren(bcast_flat(bbd, bbm, batch, bi)), mul_c(K, N)) + ";");
+        };
         // a(i, q): row-major [M, K], or read in place from x [K, M] when a = transpose(x).
         const std::string aix = at_src ? ao + " + " + q + " * " + M + " + " + i : ao + " + " + i + " * " + K + " + " + q;
         // Every loop order below computes each element from 0 adding a[i][k]·b[k][j] for
@@ -1452,9 +1461,7 @@ public:
             Val rt = one ? r : declare(dt, {nmax, mmax}, {N, M});
             Val tr = at_src ? a : declare(dt, {am.back(), mmax}, {K, M});  // a as [K, M]
             std::string col = fresh("col"), base = one ? bi + " * " + M : "0";
-            open("for (long long " + bi + " = 0; " + bi + " < " + prod_c(batch) + "; ++" + bi + ")");
-            line("const long long " + ao + " = " + mul_c(paren(bcast_flat(abd, abm, batch, bi)), mul_c(M, K)) + ";");
-            line("const long long " + bo + " = " + mul_c(paren(bcast_flat(bbd, bbm, batch, bi)), mul_c(K, N)) + ";");
+            open_batch();
             std::string tix = aix;
             if (!at_src) {
                 open("for (long long " + i + " = 0; " + i + " < " + M + "; ++" + i + ")");
@@ -1482,9 +1489,7 @@ public:
             close();
             return emit_cast(r, result);
         }
-        open("for (long long " + bi + " = 0; " + bi + " < " + prod_c(batch) + "; ++" + bi + ")");
-        line("const long long " + ao + " = " + mul_c(paren(bcast_flat(abd, abm, batch, bi)), mul_c(M, K)) + ";");
-        line("const long long " + bo + " = " + mul_c(paren(bcast_flat(bbd, bbm, batch, bi)), mul_c(K, N)) + ";");
+        open_batch();
         if (dt != DType::I32 && !r.scalar() && !dots) {
             // i-k-j: per row of the result, its N sums at once (unit stride in j, vectorizable).
             std::string row = fresh("row");

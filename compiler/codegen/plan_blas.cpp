@@ -152,11 +152,8 @@ private:
                 }
                 p.a_in_place = p.a_product >= 0 || (bp.points == 1 && read_in_place(*mm->args[0], dt));
                 if (!p.a_in_place && bp.points == 1 && a2) {  // xᵀ of x read in place: trl_gemm_tn
-                    const ir::Node &t = *mm->args[0];
-                    p.a_trans = t.kind == NodeKind::Builtin && t.builtin == BuiltinOp::Transpose &&
-                                t.args.size() == 1 && static_type(t.args[0]->type, 2) &&
-                                (!t.has_axes || t.axes.empty() || (t.axes.size() == 2 && t.axes[0] == 1 && t.axes[1] == 0)) &&
-                                read_in_place(*t.args[0], dt);
+                    const ir::Node *x = codegen::ExprEmitter::transpose_2d_source(*mm->args[0]);
+                    p.a_trans = x && static_type(x->type, 2) && read_in_place(*x, dt);
                     p.a_in_place = p.a_trans;
                 }
                 p.b_in_place = p.b_product >= 0 || read_in_place(*mm->args[1], dt);
