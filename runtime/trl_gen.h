@@ -131,17 +131,22 @@ static void trlg_report(int file, int line, int col, int kind, double a, double 
              file >= 0 && file < nfiles ? kTrlFiles[file] : "<input>", line, col, msg);
     trl_runtime_error(full);
 }
+/* The error record's fields after its kind (set first, by whoever claims the record). */
+TRL_HOST_DEVICE inline void trlg_fill(trlg_error_rec *r, int file, int line, int col, double a,
+                                      double b, double c) {
+    r->file = file;
+    r->line = line;
+    r->col = col;
+    r->v[0] = a;
+    r->v[1] = b;
+    r->v[2] = c;
+}
 TRL_HOST_DEVICE inline void trlg_raise(const char *arena, int file, int line, int col, int kind,
                                        double a, double b, double c) {
 #ifdef __CUDA_ARCH__
     trlg_error_rec *r = (trlg_error_rec *)(arena + kArenaBytes);
     if (atomicCAS(&r->kind, 0, kind) == 0) {
-        r->file = file;
-        r->line = line;
-        r->col = col;
-        r->v[0] = a;
-        r->v[1] = b;
-        r->v[2] = c;
+        trlg_fill(r, file, line, col, a, b, c);
         __threadfence();
     }
 #else
@@ -151,12 +156,7 @@ TRL_HOST_DEVICE inline void trlg_raise(const char *arena, int file, int line, in
 #pragma omp critical(trlg_raise)
         if (r->kind == 0) {
             r->kind = kind;
-            r->file = file;
-            r->line = line;
-            r->col = col;
-            r->v[0] = a;
-            r->v[1] = b;
-            r->v[2] = c;
+            trlg_fill(r, file, line, col, a, b, c);
         }
         return;
     }

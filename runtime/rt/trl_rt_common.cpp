@@ -438,6 +438,27 @@ int trl_workspace(trl_ctx *ctx, size_t bytes, void **out) {
     *out = ctx->workspace;
     return TRL_OK;
 }
+/* trl_gemm's checks, shared by its two forms; the device layer computes the product. */
+static int gemm_checked(trl_ctx *ctx, int dtype, bool trans_a, long long m, long long n, long long k,
+                        const void *a, const void *b, void *c) {
+    if (m < 0 || n < 0 || k < 0 || m > 0x7fffffff || n > 0x7fffffff || k > 0x7fffffff)
+        return trl_rt::set_error(ctx, TRL_EINTERNAL, "trl_gemm: bad extents");
+    if (dtype != TRL_F32 && dtype != TRL_F64)
+        return trl_rt::set_error(ctx, TRL_EINTERNAL, "trl_gemm: dtype must be f32 or f64");
+    if (m == 0 || n == 0) return TRL_OK;
+    return trl_rt::device_gemm(ctx, dtype, trans_a, m, n, k, a, b, c);
+}
+
+int trl_gemm(trl_ctx *ctx, int dtype, long long m, long long n, long long k, const void *a,
+             const void *b, void *c) {
+    return gemm_checked(ctx, dtype, false, m, n, k, a, b, c);
+}
+
+int trl_gemm_tn(trl_ctx *ctx, int dtype, long long m, long long n, long long k, const void *a,
+                const void *b, void *c) {
+    return gemm_checked(ctx, dtype, true, m, n, k, a, b, c);
+}
+
 uint64_t trl_seed(trl_ctx *ctx) { return ctx->seed; }
 
 long long trl_bound(trl_ctx *ctx, int k) {

@@ -110,11 +110,11 @@ int trl_last_launch_status(trl_ctx *ctx) {
     return e == cudaSuccess ? TRL_OK : cuda_error(ctx, e, "kernel launch");
 }
 
-static int trl_gemm_any(trl_ctx *ctx, int dtype, bool ta, long long m, long long n, long long k,
-                const void *a, const void *b, void *c) {
-    if (m < 0 || n < 0 || k < 0 || m > 0x7fffffff || n > 0x7fffffff || k > 0x7fffffff)
-        return trl_rt::set_error(ctx, TRL_EINTERNAL, "trl_gemm: bad extents");
-    if (m == 0 || n == 0) return TRL_OK;
+
+}  // extern "C"
+
+int trl_rt::device_gemm(trl_ctx *ctx, int dtype, bool ta, long long m, long long n, long long k,
+                         const void *a, const void *b, void *c) {
     cublasHandle_t h = static_cast<CudaState *>(ctx->device)->blas;
     // Row-major C = op(A)·B is column-major C^T = B^T·op(A)^T: swap the operands and m / n; A
     // stored [k, m] (ta) is column-major op(A) itself, so cuBLAS transposes it (ld m).
@@ -126,13 +126,11 @@ static int trl_gemm_any(trl_ctx *ctx, int dtype, bool ta, long long m, long long
         s = cublasSgemm(h, CUBLAS_OP_N, opa, (int)n, (int)m, (int)k, &one,
                         static_cast<const float *>(b), (int)n, static_cast<const float *>(a), lda,
                         &zero, static_cast<float *>(c), (int)n);
-    } else if (dtype == TRL_F64) {
+    } else {  // TRL_F64 (trl_gemm checked the dtype)
         const double one = 1, zero = 0;
         s = cublasDgemm(h, CUBLAS_OP_N, opa, (int)n, (int)m, (int)k, &one,
                         static_cast<const double *>(b), (int)n, static_cast<const double *>(a), lda,
                         &zero, static_cast<double *>(c), (int)n);
-    } else {
-        return trl_rt::set_error(ctx, TRL_EINTERNAL, "trl_gemm: dtype must be f32 or f64");
     }
     if (s != CUBLAS_STATUS_SUCCESS)
         return trl_rt::set_error(ctx, TRL_EDEVICE,
@@ -141,15 +139,3 @@ static int trl_gemm_any(trl_ctx *ctx, int dtype, bool ta, long long m, long long
                                      cublasGetStatusString(s));
     return TRL_OK;
 }
-
-int trl_gemm(trl_ctx *ctx, int dtype, long long m, long long n, long long k, const void *a,
-             const void *b, void *c) {
-    return trl_gemm_any(ctx, dtype, false, m, n, k, a, b, c);
-}
-
-int trl_gemm_tn(trl_ctx *ctx, int dtype, long long m, long long n, long long k, const void *a,
-                const void *b, void *c) {
-    return trl_gemm_any(ctx, dtype, true, m, n, k, a, b, c);
-}
-
-}  // extern "C"

@@ -176,11 +176,11 @@ static libxsmm_smmfunction xsmm_kernel(long long m, long long n, long long k, bo
 }
 #endif
 
-static int trl_gemm_any(trl_ctx *ctx, int dtype, bool ta, long long m, long long n, long long k,
-                const void *a, const void *b, void *c) {
-    if (m < 0 || n < 0 || k < 0 || m > 0x7fffffff || n > 0x7fffffff || k > 0x7fffffff)
-        return trl_rt::set_error(ctx, TRL_EINTERNAL, "trl_gemm: bad extents");
-    if (m == 0 || n == 0) return TRL_OK;
+}  // extern "C"
+
+int trl_rt::device_gemm(trl_ctx *ctx, int dtype, bool ta, long long m, long long n, long long k,
+                         const void *a, const void *b, void *c) {
+    (void)ctx;
     if (dtype == TRL_F32) {
         if (k == 0) {
             std::memset(c, 0, sizeof(float) * m * n);
@@ -205,27 +205,13 @@ static int trl_gemm_any(trl_ctx *ctx, int dtype, bool ta, long long m, long long
                     static_cast<const float *>(b), (int)n, 0.0f, static_cast<float *>(c), (int)n);
         return TRL_OK;
     }
-    if (dtype == TRL_F64) {
-        if (k == 0) {
-            std::memset(c, 0, sizeof(double) * m * n);
-            return TRL_OK;
-        }
-        cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, CblasNoTrans, (int)m, (int)n,
-                    (int)k, 1.0, static_cast<const double *>(a), (int)(ta ? m : k),
-                    static_cast<const double *>(b), (int)n, 0.0, static_cast<double *>(c), (int)n);
+    // TRL_F64 (trl_gemm checked the dtype)
+    if (k == 0) {
+        std::memset(c, 0, sizeof(double) * m * n);
         return TRL_OK;
     }
-    return trl_rt::set_error(ctx, TRL_EINTERNAL, "trl_gemm: dtype must be f32 or f64");
+    cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k,
+                1.0, static_cast<const double *>(a), (int)(ta ? m : k), static_cast<const double *>(b),
+                (int)n, 0.0, static_cast<double *>(c), (int)n);
+    return TRL_OK;
 }
-
-int trl_gemm(trl_ctx *ctx, int dtype, long long m, long long n, long long k, const void *a,
-             const void *b, void *c) {
-    return trl_gemm_any(ctx, dtype, false, m, n, k, a, b, c);
-}
-
-int trl_gemm_tn(trl_ctx *ctx, int dtype, long long m, long long n, long long k, const void *a,
-                const void *b, void *c) {
-    return trl_gemm_any(ctx, dtype, true, m, n, k, a, b, c);
-}
-
-}  // extern "C"

@@ -47,6 +47,11 @@ int device_alloc_arena(trl_ctx *ctx, size_t bytes);
 void device_release(trl_ctx *ctx);
 /** Replace ctx->workspace by a block of at least "bytes" bytes (trl_workspace). */
 int device_alloc_workspace(trl_ctx *ctx, size_t bytes);
+/** Device layer of trl_gemm / trl_gemm_tn: C[m,n] = op(A)·B, row-major, op(A) = Aᵀ for A
+ *  stored [k,m] when "trans_a".  Called with the extents and dtype checked (m, n >= 1,
+ *  k >= 0, each below 2^31; dtype TRL_F32 or TRL_F64). */
+int device_gemm(trl_ctx *ctx, int dtype, bool trans_a, long long m, long long n, long long k,
+                const void *a, const void *b, void *c);
 /** Name of the device layer for --help ("host (OpenMP)", "cuda"). */
 const char *device_name();
 
