@@ -13,7 +13,7 @@
  *   trl_ctx *ctx;  int rc = trl_init(&ctx, &kProgramInfo, argc, argv);
  *   if (rc != TRL_OK) return trl_exit_code(rc);     // --help, bad flags: message printed
  *   char *arena = (char *)trl_arena(ctx);            // one allocation of info.arena_bytes
- *   ... loop nest: TRL_LAUNCH(kernel, n, args...); trl_emit(ctx, ...); ...
+ *   ... loop nest: TRL_LAUNCH(kernel, n, work, args...); trl_emit(ctx, ...); ...
  *   return trl_finish(ctx);                          // flush logs, print arena + peak memory
  */
 #include <stddef.h>
@@ -41,7 +41,7 @@
 #define TRL_KERNEL_INDEX(i, n)                                                 \
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (n); \
          i += (long long)gridDim.x * blockDim.x)
-#define TRL_LAUNCH(kernel, n, ...)                                                         \
+#define TRL_LAUNCH(kernel, n, work, ...)                                                   \
     do {                                                                                   \
         long long trl_n_ = (n);                                                            \
         if (trl_n_ > 0) {                                                                  \
@@ -53,21 +53,23 @@
 #else
 #define TRL_HOST_DEVICE
 /* On the host a kernel is a function over the points [trl_lo_, n) of its n: TRL_LAUNCH runs it
- * once over [0, n) when one thread is to run it (one point, or --threads 1), else once per
- * OpenMP thread over an equal share (schedule(static)'s split).  The one-thread path enters
- * no parallel region: libgomp's region start/end for a team of one (a team allocation and a
- * futex wake per launch) cost 20 % of PPO CartPole's training on one core (3.48 -> 2.77 s
- * CPU, measured with and without -fopenmp).  Every point is computed alone, so the split
- * changes no output bit. */
+ * once over [0, n) on the calling thread unless splitting it pays, else once per OpenMP thread
+ * over an equal share (schedule(static)'s split).  "work" is the launch's element operations
+ * (codegen/work_estimate.h); the split uses as many threads (up to --threads and n) as get
+ * TRL_MIN_THREAD_WORK each.  The one-thread path enters no parallel region: libgomp's region
+ * start/end cost 20 % of PPO CartPole's training on one core even for a team of one (3.48 ->
+ * 2.77 s CPU), and waking a sleeping thread costs ~40 us on a 2-vCPU VM (its futex wake; a
+ * split of the rollout's 4-point launches made --threads 2 60x slower than --threads 1).
+ * Every point is computed alone, so the split changes no output bit. */
 #define TRL_KERNEL void
 #define TRL_PRAGMA(x) _Pragma(#x)
 #define TRL_KERNEL_RANGE long long trl_lo_, long long n
 #define TRL_KERNEL_INDEX(i, n) for (long long i = trl_lo_; i < (n); ++i)
-#define TRL_LAUNCH(kernel, n, ...)                                                          \
+#define TRL_LAUNCH(kernel, n, work, ...)                                                    \
     do {                                                                                    \
         long long trl_n_ = (n);                                                             \
         if (trl_n_ > 0) {                                                                   \
-            trl_host_launch(trl_n_, [&](long long trl_lo, long long trl_hi) {               \
+            trl_host_launch(trl_n_, (work), [&](long long trl_lo, long long trl_hi) {       \
                 kernel(trl_lo, trl_hi, __VA_ARGS__);                                        \
             });                                                                             \
             TRL_AFTER_LAUNCH();                                                             \
@@ -77,15 +79,33 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
-/* Runs f(lo, hi) over [0, n): once when one thread is to run it, else per OpenMP thread. */
-template <class F>
-inline void trl_host_launch(long long n, const F &f) {
+/* Element operations each thread of a split launch must get (TRL_LAUNCH): about 0.1-0.5 ms of
+ * scalar work, so that a passive thread's wake-up (tens of us on a VM) is paid for. */
+#define TRL_MIN_THREAD_WORK (1LL << 19)
+/* Threads to run a launch of n points and "work" element operations on: 1 unless splitting
+ * gives each of at least two threads TRL_MIN_THREAD_WORK and a point. */
+inline int trl_launch_threads(long long n, long long work) {
 #ifdef _OPENMP
-    if (n > 1 && omp_get_max_threads() > 1 && !omp_in_parallel()) {
-#pragma omp parallel
+    if (n < 2 || work < 2 * TRL_MIN_THREAD_WORK || omp_in_parallel()) return 1;
+    long long t = work / TRL_MIN_THREAD_WORK;
+    if (t > n) t = n;
+    long long max_t = omp_get_max_threads();
+    return (int)(t < max_t ? t : max_t);
+#else
+    (void)n, (void)work;
+    return 1;
+#endif
+}
+/* Runs f(lo, hi) over [0, n): on the calling thread, or per thread of trl_launch_threads. */
+template <class F>
+inline void trl_host_launch(long long n, long long work, const F &f) {
+#ifdef _OPENMP
+    const int nt = trl_launch_threads(n, work);
+    if (nt > 1) {
+#pragma omp parallel num_threads(nt)
         {
-            const long long t = omp_get_thread_num(), nt = omp_get_num_threads();
-            const long long lo = n * t / nt, hi = n * (t + 1) / nt;
+            const long long t = omp_get_thread_num(), m = omp_get_num_threads();
+            const long long lo = n * t / m, hi = n * (t + 1) / m;
             if (lo < hi) f(lo, hi);
         }
         return;

@@ -15,6 +15,7 @@
 
 #include "codegen/expr_emitter.h"
 #include "codegen/kernel_plan.h"
+#include "codegen/work_estimate.h"
 
 namespace trlc {
 
@@ -146,6 +147,22 @@ public:
                     (p.kind == ir::PatternItem::Shift ? " - " + lit_int(p.offset) : "") + ";\n";
         }
         for (size_t v = 0; v < eq.vars.size(); ++v) body += pad + "(void)v" + std::to_string(v) + ";\n";
+    }
+
+    /** Element operations of tensor statement "st" at one batch point (codegen/work_estimate.h),
+     *  not counting the nodes already in "seen". */
+    int64_t statement_work(const Statement &st, std::set<const ir::Node *> &seen) const {
+        const ir::Tensor &x = prog_.tensors.at(st.index);
+        const ir::Node &root = *x.equations.at(st.equation).body;
+        return std::max(work_numel(root.type), work_estimate(root, seen));  // at least its store
+    }
+    /** Element operations of the operand kernel of product "p" over "points" batch points: A's
+     *  DAG at every point, B's once (at point 0), not the product. */
+    static int64_t operand_work(const BlasProduct &p, int64_t points) {
+        std::set<const ir::Node *> seen;
+        int64_t a = p.a_in_place ? 0 : work_estimate(*p.node->args.at(0), seen);
+        int64_t b = p.b_in_place ? 0 : work_estimate(*p.node->args.at(1), seen);
+        return points * a + b;
     }
 
     int statement_index(const Statement &st) const {
@@ -432,8 +449,12 @@ public:
                     for (const auto &a : u.args) args += ", " + ast_c(*a);
                 }
                 const Statement &st = sched_.statements.at(kp_.groups[g].front());
-                out_ += pad + "TRL_LAUNCH(" + fused_name(g) + ", " +
-                        lit_int(batch_count(st, prog_.tensors.at(st.index).dims)) + ", arena" + args + ");\n";
+                const int64_t npts = batch_count(st, prog_.tensors.at(st.index).dims);
+                std::set<const ir::Node *> seen;
+                int64_t work = 0;
+                for (int m : kp_.groups[g]) work += statement_work(sched_.statements.at(m), seen);
+                out_ += pad + "TRL_LAUNCH(" + fused_name(g) + ", " + lit_int(npts) + ", " + lit_int(npts * work) +
+                        ", arena" + args + ");\n";
                 i += f->second.second - 1;
             }
             return;
@@ -445,10 +466,15 @@ public:
             std::string stream = "s_" + ident(st.name);
             if (st.kind == Statement::Tensor) {
                 const ir::Tensor &x = prog_.tensors.at(st.index);
-                std::string npts = lit_int(batch_count(st, x.dims));
+                const int64_t points = batch_count(st, x.dims);
+                std::string npts = lit_int(points);
                 auto bp = kp_.blas.find(n.stmt);
+                std::set<const ir::Node *> seen;  // the products trl_gemm computes cost the kernel nothing
+                if (bp != kp_.blas.end())
+                    for (const auto &p : bp->second.products) seen.insert(p.node);
+                std::string work = lit_int(points * statement_work(st, seen));
                 if (bp == kp_.blas.end()) {
-                    out_ += pad + "TRL_LAUNCH(" + fname + ", " + npts + ", arena, " + stream + args + ");\n";
+                    out_ += pad + "TRL_LAUNCH(" + fname + ", " + npts + ", " + work + ", arena, " + stream + args + ");\n";
                     return;
                 }
                 std::vector<std::string> argv, a_src, b_src;
@@ -461,7 +487,8 @@ public:
                 for (size_t j = 0; j < bp->second.products.size(); ++j) {
                     const BlasProduct &p = bp->second.products[j];
                     if (!p.a_in_place || !p.b_in_place)
-                        out_ += ipad + "TRL_LAUNCH(" + fname + "_operands" + std::to_string(j) + ", " + npts +
+                        out_ += ipad + "TRL_LAUNCH(" + fname + "_operands" + std::to_string(j) + ", " + npts + ", " +
+                                lit_int(operand_work(p, points)) +
                                 ", arena, ws, " + stream + args + ");\n";
                     std::string A = p.a_in_place ? a_src[j] : "ws + " + lit_int(p.a_off);
                     std::string B = p.b_in_place ? b_src[j] : "ws + " + lit_int(p.b_off);
@@ -470,7 +497,7 @@ public:
                             lit_int(p.c_off) + "));\n";
                 }
                 if (block) out_ += pad + "}\n";
-                out_ += pad + "TRL_LAUNCH(" + fname + ", " + npts + ", arena, ws, " + stream + args + ");\n";
+                out_ += pad + "TRL_LAUNCH(" + fname + ", " + npts + ", " + work + ", arena, ws, " + stream + args + ");\n";
                 return;
             }
             // Emits and saves run on the host: copy the buffers they read first.

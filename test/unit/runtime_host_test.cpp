@@ -266,6 +266,34 @@ TEST(RuntimeFiles, InternalFailureNamesTheCall) {
     EXPECT_EQ(finish_quietly(ctx), 0);  // a failed call is its caller's to check (TRL_CHECK)
 }
 
+// How many threads a host launch of n points and "work" element operations runs on
+// (trl_rt.h): one unless every thread gets TRL_MIN_THREAD_WORK (2^19) and a point; never more
+// than --threads (omp_set_num_threads) or n.  The rollout's launches of PPO CartPole (4 points,
+// a few thousand operations) stay on one thread: splitting them made --threads 2 60x slower.
+TEST(RuntimeLaunch, ThreadsOnlyWhereEachGetsEnoughWork) {
+#ifdef _OPENMP
+    const int saved = omp_get_max_threads();
+    omp_set_num_threads(2);
+    EXPECT_EQ(trl_launch_threads(4, 4000), 1);
+    EXPECT_EQ(trl_launch_threads(1, 1LL << 30), 1);       // one point: nothing to split
+    EXPECT_EQ(trl_launch_threads(64, (2LL << 19) - 1), 1);  // just under two threads' share
+    EXPECT_EQ(trl_launch_threads(64, 2LL << 19), 2);
+    EXPECT_EQ(trl_launch_threads(1000, 3LL << 19), 2);    // capped by --threads
+    omp_set_num_threads(8);
+    EXPECT_EQ(trl_launch_threads(1000, 3LL << 19), 3);    // capped by the work
+    EXPECT_EQ(trl_launch_threads(5, 1LL << 30), 5);       // capped by the points
+    // A split launch covers every point once.
+    std::vector<int> hits(1000, 0);
+    trl_host_launch(1000, 1LL << 30, [&](long long lo, long long hi) {
+        for (long long i = lo; i < hi; ++i) ++hits[i];
+    });
+    for (int h : hits) EXPECT_EQ(h, 1);
+    omp_set_num_threads(saved);
+#else
+    EXPECT_EQ(trl_launch_threads(1000, 1LL << 30), 1);
+#endif
+}
+
 TEST(RuntimeGemm, RowMajorProduct) {
     trl_program_info info = test_info();
     trl_ctx *ctx = nullptr;
