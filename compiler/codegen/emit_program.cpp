@@ -15,6 +15,7 @@
 
 #include "codegen/expr_emitter.h"
 #include "codegen/kernel_plan.h"
+#include "codegen/prune_locals.h"
 #include "codegen/work_estimate.h"
 
 namespace trlc {
@@ -68,6 +69,7 @@ public:
         out_.insert(bound_block, bound_value_globals());
         run_program();
         main_function(main_path);
+        prune_unused_locals(out_);
         return out_;
     }
 
