@@ -222,6 +222,30 @@ public:
             bind_operand(ee, *p.node->args[0], p, !p.a_in_place, p.a_off, "e * " + lit_int(p.m * p.k));
             bind_operand(ee, *p.node->args[1], p, !p.b_in_place, p.b_off, "");
         }
+        // Values an earlier operand kernel stored for the later kernels (BlasSpill).
+        for (const BlasSpill &sp : bp.spills) {
+            if (sp.producer >= static_cast<int>(count)) continue;
+            Val v;
+            v.dt = sp.node->type.dtype;
+            for (const auto &e : sp.node->type.shape) {
+                v.maxs.push_back(e.max_value);
+                v.dims.push_back(lit_int(e.max_value));
+            }
+            std::string at = "((const " + std::string(ctype(v.dt)) + " *)(ws + " + lit_int(sp.off) + ") + e * " +
+                             lit_int(sp.numel) + ")";
+            v.name = v.dims.empty() ? at + "[0]" : at;
+            ee.bind(*sp.node, v);
+        }
+    }
+    /** Store the values operand kernel "j" computes for the later kernels (BlasSpill). */
+    void store_spills(ExprEmitter &ee, const BlasPlan &bp, size_t j) {
+        for (const BlasSpill &sp : bp.spills) {
+            if (sp.producer != static_cast<int>(j)) continue;
+            std::string ct = ctype(sp.node->type.dtype), name = ee.fresh("spill");
+            ee.line(ct + " *" + name + " = (" + ct + " *)(ws + " + lit_int(sp.off) + ") + e * " + lit_int(sp.numel) +
+                    ";  // read by the later kernels (" + where(sp.node->loc) + ")");
+            ee.store_node(*sp.node, name);
+        }
     }
     /** Make operand node "op" of product "p" read from the workspace at byte "off" (+ "at"
      *  elements) when it was stored there ("stored") in its own dtype. */
@@ -257,9 +281,12 @@ public:
         ee.bound_values = &bound_values_;
         bind_products(ee, bp, j);
         if (opts_.fuse) ee.count_uses(*p.node);
+        for (const BlasSpill &sp : bp.spills)
+            if (sp.producer == static_cast<int>(j)) ee.keep_stored(*sp.node);
         if (!p.a_in_place) {
             ee.line(ct + " *opa = (" + ct + " *)(ws + " + lit_int(p.a_off) + ") + e * " + lit_int(p.m * p.k) + ";");
             ee.store_operand(*p.node, 0, p.dt, "opa");
+            store_spills(ee, bp, j);
         }
         if (!p.b_in_place) {
             ee.open("if (e == 0)");

@@ -286,6 +286,9 @@ public:
         ++uses_[&root];
         walk(root);
     }
+    /** Node "n" is computed into an array of its own even with one use (a value that is also
+     *  stored for later kernels: computed once, not once fused and once for the store). */
+    void keep_stored(const ir::Node &n) { uses_[&n] += 2; }
     /** Whether value "r" of node "n" may stay lazy (see count_uses): one use, an array, and
      *  float arithmetic only (operands and result f32 / f64, or a bool result), which raises no
      *  run-time error, so computing it element by element inside the consumer cannot change
@@ -1537,6 +1540,18 @@ public:
         if (v.tuple || v.scalar()) unsupported(n.loc, "this matmul operand");
         if (v.lazy) {  // an elementwise operand computed as it is stored
             for_nd(v, [&](const Ix &ix) { line(dst + "[" + ix.flat + "] = " + v.lazy(ix) + ";"); });
+            return;
+        }
+        for_elems(v, [&](const std::string &i) { line(dst + "[" + i + "] = " + v.at(i) + ";"); });
+    }
+
+    /** The value of node "n" written row-major to the typed C pointer "dst" (n's dtype; one
+     *  element for a scalar): a value computed here that later kernels read (BlasSpill). */
+    void store_node(const ir::Node &n, const std::string &dst) {
+        Val v = emit(n);
+        if (v.tuple) unsupported(n.loc, "storing this tuple value");
+        if (v.scalar()) {
+            line(dst + "[0] = " + v.name + ";");
             return;
         }
         for_elems(v, [&](const std::string &i) { line(dst + "[" + i + "] = " + v.at(i) + ";"); });

@@ -37,9 +37,20 @@ struct BlasProduct {
     int64_t a_off = 0, b_off = 0, c_off = 0;  // workspace byte offsets
 };
 
+/** A value the operand kernel of product "producer" computes anyway (its A side) and stores to
+ *  the workspace at byte "off" (its rows per batch point), so that the statement's later
+ *  kernels read it instead of computing it again (plan_blas.cpp, "spills"). */
+struct BlasSpill {
+    const ir::Node *node = nullptr;
+    int producer = 0;
+    int64_t off = 0;
+    int64_t numel = 1;  // elements per batch point (its static shape; 1 for a scalar)
+};
+
 struct BlasPlan {
     int64_t points = 1;  // batch points of the statement (the GEMM has points·m rows)
     std::vector<BlasProduct> products;
+    std::vector<BlasSpill> spills;
 };
 
 /** What the two passes decided; statement indices are Schedule::statements indices. */

@@ -9,7 +9,9 @@
 // workspace, point 0 writes B), the gemm call into the workspace, and last the statement's
 // kernel, in which each product node reads its rows of the workspace (ExprEmitter::bind).
 // Products are taken in post-order, so an operand may use an earlier product's result; the
-// operand kernels recompute the (pure) subexpressions they need.  Such statements are not fused.
+// operand kernels compute the (pure) subexpressions they need, and a value one operand kernel
+// computes that a later kernel of the statement needs is stored to the workspace and read there
+// (a spill, plan_spills below).  Such statements are not fused.
 // An operand needs no operand kernel when trl_gemm can read it where it is: a point read of the
 // arena, the transpose of one (A only: trl_gemm_tn reads x [K, M] for xᵀ, a weight gradient
 // xᵀ·dy), or the result of the statement's earlier product (its workspace rows).
@@ -18,6 +20,7 @@
 // W f32[4, 64] (K·N = 256 < 4096) stays a loop; with W f32[64, 64] (K·N = 4096) the statement's
 // product is one trl_gemm [16, 64] x [64, 64].
 #include <algorithm>
+#include <functional>
 #include <set>
 
 #include "codegen/expr_emitter.h"
@@ -163,12 +166,102 @@ private:
                 bp.products.push_back(p);
             }
             if (bp.products.empty()) continue;
+            plan_spills(bp, *eq.body, take);
             workspace_bytes_ = std::max(workspace_bytes_, bytes);
             blas_[static_cast<int>(si)] = bp;
         }
     }
 
-    /** The first "count" products of "bp" read from the workspace at this thread's point e. */
+    /** Whether a later kernel should read node "n" from the workspace rather than compute it
+     *  again: a computed value (not a read, literal, coordinate, tuple or key, nor a view of a
+     *  read) of a static shape and a storable dtype. */
+    static bool spillable(const ir::Node &n) {
+        const ir::Type &t = n.type;
+        if (t.is_tuple || !(t.dtype == DType::F32 || t.dtype == DType::F64 || t.dtype == DType::I32 || t.dtype == DType::Bool))
+            return false;
+        for (const auto &e : t.shape)
+            if (!e.is_static() || e.max_value <= 0) return false;
+        auto leaf = [](const ir::NodePtr &a) {
+            return !a || a->kind == NodeKind::Read || a->kind == NodeKind::Const || a->kind == NodeKind::Coord;
+        };
+        switch (n.kind) {
+        case NodeKind::Unary:
+        case NodeKind::Binary:
+        case NodeKind::Where: return true;
+        case NodeKind::Cast:
+        case NodeKind::Index: return !leaf(n.args.at(0));
+        case NodeKind::Builtin:
+            return !(n.builtin == BuiltinOp::Arange || n.builtin == BuiltinOp::Zeros || n.builtin == BuiltinOp::Ones ||
+                     n.builtin == BuiltinOp::Full);
+        default: return false;
+        }
+    }
+
+    /** The spills of a statement with products "bp" and body "body" (kernel_plan.h BlasSpill).
+     *  Its kernels run in order: the operand kernel of each product j (A rows per point, B at
+     *  point 0), then the statement's kernel.  Kernel j reads products < j and their stored
+     *  operands from the workspace; walking each later kernel's DAG from its roots, the first
+     *  node on a path that an earlier operand kernel computes on its A side becomes a spill of
+     *  that kernel (stored there, read here: the walk stops).  Example: PPO's backward computes
+     *  the value head's dv in the operand kernel of dh2 = (dv·W3ᵀ) ⊙ (1 - h2²); the statement's
+     *  kernel, which sums dv into db3 and multiplies h2ᵀ·dv into dW3, read dv instead of
+     *  recomputing the value head's forward and the loss's adjoint. */
+    void plan_spills(BlasPlan &bp, const ir::Node &body, const std::function<int64_t(int64_t)> &take) {
+        std::set<const ir::Node *> bound;                 // read from the workspace by kernel j
+        std::vector<std::set<const ir::Node *>> computed;  // A sides of the earlier operand kernels
+        std::vector<int> producer;
+        std::function<void(const ir::Node &, std::set<const ir::Node *> &)> frontier =
+            [&](const ir::Node &n, std::set<const ir::Node *> &seen) {
+                if (!seen.insert(&n).second || bound.count(&n)) return;
+                if (spillable(n))
+                    for (size_t q = 0; q < computed.size(); ++q) {
+                        if (!computed[q].count(&n)) continue;
+                        BlasSpill sp;
+                        sp.node = &n;
+                        sp.producer = producer[q];
+                        for (const auto &e : n.type.shape) sp.numel *= e.max_value;
+                        sp.off = take(bp.points * sp.numel * leaf_size(n.type.dtype));
+                        bp.spills.push_back(sp);
+                        bound.insert(&n);
+                        return;
+                    }
+                for (const auto &a : n.args)
+                    if (a) frontier(*a, seen);
+                for (const auto &si : n.sindex)
+                    if (si.value) frontier(*si.value, seen);
+            };
+        std::function<void(const ir::Node &, std::set<const ir::Node *> &)> reach =
+            [&](const ir::Node &n, std::set<const ir::Node *> &out) {
+                if (bound.count(&n) || !out.insert(&n).second) return;
+                for (const auto &a : n.args)
+                    if (a) reach(*a, out);
+                for (const auto &si : n.sindex)
+                    if (si.value) reach(*si.value, out);
+            };
+        // An operand stored by its kernel is read back by the later ones when it has the
+        // product's dtype and a static shape (emit_program.cpp bind_operand).
+        auto stored_operand = [](const ir::Node &op, DType dt) { return !op.type.is_tuple && op.type.dtype == dt && static_type(op.type, op.type.shape.size()); };
+        for (size_t j = 0; j <= bp.products.size(); ++j) {
+            if (j > 0) {
+                const BlasProduct &q = bp.products[j - 1];
+                bound.insert(q.node);
+                if (!q.a_in_place && stored_operand(*q.node->args[0], q.dt)) bound.insert(q.node->args[0].get());
+                if (!q.b_in_place && stored_operand(*q.node->args[1], q.dt)) bound.insert(q.node->args[1].get());
+            }
+            std::set<const ir::Node *> seen;
+            if (j == bp.products.size()) {
+                frontier(body, seen);
+                break;
+            }
+            const BlasProduct &p = bp.products[j];
+            if (p.a_in_place) continue;  // no operand kernel, or one that writes B only (point 0)
+            frontier(*p.node->args[0], seen);
+            std::set<const ir::Node *> mine;
+            reach(*p.node->args[0], mine);
+            computed.push_back(std::move(mine));
+            producer.push_back(static_cast<int>(j));
+        }
+    }
 
     const ir::Program &prog_;
     const Schedule &sched_;
@@ -199,6 +292,13 @@ void print_blas(const Schedule &sched, const KernelPlan &k, std::ostream &out) {
                 << ", " << p.n << "]";
         }
         out << " by trl_gemm\n";
+        for (const BlasSpill &sp : b.second.spills) {
+            out << sched.statements.at(b.first).name << ": stores " << ir::dtype_name(sp.node->type.dtype) << "[";
+            for (size_t d = 0; d < sp.node->type.shape.size(); ++d)
+                out << (d ? ", " : "") << sp.node->type.shape[d].max_value;
+            out << "] from the operand kernel of product " << sp.producer << " (line " << sp.node->loc.line << ":"
+                << sp.node->loc.col << ")\n";
+        }
     }
     if (k.workspace_bytes > 0) out << "workspace: " << k.workspace_bytes << " bytes\n";
 }
