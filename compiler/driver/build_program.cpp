@@ -18,7 +18,8 @@
 // scalar, an elementwise loop computes each element as the scalar code does): the ISA changes
 // speed, never bits.  --march picks the ISA (native: the CPU trlc runs on, since trlc builds
 // where the program runs; x86-64-v3 to deploy on other AVX2 machines; none: the compiler's
-// default).  -fno-strict-aliasing: kernels read and write the arena through typed pointers, and
+// default).  --sanitize=LIST (host only) adds -fsanitize=LIST -fno-omit-frame-pointer -g, for
+// finding memory errors, undefined behaviour and leaks in the runtime and the generated code.  -fno-strict-aliasing: kernels read and write the arena through typed pointers, and
 // the memory plan lets a buffer of one dtype reuse the bytes of another's (donation), so a
 // float load and a later int32 store of the same bytes must stay in order.  -fno-math-errno: a
 // generated program never reads errno, and with errno sqrtf(x) is a compare and a branch to
@@ -117,6 +118,9 @@ std::vector<std::string> host_flags(const BuildOptions &opts, const std::string 
         f.push_back(a);
     for (const char *a : kNoLibmFolding)
         f.push_back(a);
+    if (!opts.sanitize.empty())  // compile and link: the one command does both
+        for (const std::string &a : {"-fsanitize=" + opts.sanitize, std::string("-fno-omit-frame-pointer"), std::string("-g")})
+            f.push_back(a);
     return f;
 }
 
@@ -188,6 +192,24 @@ bool check_build_options(const BuildOptions &opts, Diagnostics &diag) {
         diag.error("invalid --march '" + opts.march + "': expected an ISA name such as native, x86-64-v3 or none");
         ok = false;
     }
+    if (!opts.sanitize.empty()) {
+        size_t start = 0;
+        while (start <= opts.sanitize.size()) {
+            size_t end = opts.sanitize.find(',', start);
+            if (end == std::string::npos) end = opts.sanitize.size();
+            std::string s = opts.sanitize.substr(start, end - start);
+            if (s != "address" && s != "undefined" && s != "leak") {
+                diag.error("invalid --sanitize '" + opts.sanitize + "': expected a comma-separated list of address, undefined and leak");
+                ok = false;
+                break;
+            }
+            start = end + 1;
+        }
+        if (opts.target == "cuda") {
+            diag.error("--sanitize is for host builds only (--target=host), not --target=cuda");
+            ok = false;
+        }
+    }
     if (opts.output.empty()) {
         diag.error("-o needs an output file name");
         ok = false;
@@ -196,7 +218,8 @@ bool check_build_options(const BuildOptions &opts, Diagnostics &diag) {
 }
 
 int build_program(const std::string &source, const BuildOptions &opts, Diagnostics &diag) {
-    std::string target = opts.target.empty() ? detect_target() : opts.target;
+    // --sanitize builds for the host (check_build_options rejects it with --target=cuda).
+    std::string target = !opts.target.empty() ? opts.target : !opts.sanitize.empty() ? "host" : detect_target();
     std::string rt = env_or("TRLC_RUNTIME_DIR", TRLC_RUNTIME_DIR);
     std::string tmpl_s = env_or("TMPDIR", "/tmp") + "/trlc-XXXXXX";
     std::vector<char> tmpl(tmpl_s.begin(), tmpl_s.end());

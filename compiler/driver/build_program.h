@@ -19,6 +19,9 @@ struct BuildOptions {
     int opt_level = -1;
     std::string march = "native";         // --march: host ISA (-march=ARCH); "" none
     bool keep_source = false;             // --keep-source: keep OUT.cu next to OUT
+    /** --sanitize=LIST (host only): address, undefined, leak, comma-separated; the host build
+     *  adds -fsanitize=LIST -fno-omit-frame-pointer -g.  "": none. */
+    std::string sanitize;
     bool standalone = false;              // the source has the runtime inlined (--standalone)
 };
 

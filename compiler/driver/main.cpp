@@ -125,6 +125,10 @@ int main(int argc, char **argv) {
                    "host builds: the instruction set, passed as -march=ARCH to the C++ compiler "
                    "(default native: the CPU trlc runs on; e.g. x86-64-v3 for AVX2 machines "
                    "elsewhere, x86-64 for any x86-64; none: no -march flag)");
+    app.add_option("--sanitize", opts.sanitize,
+                   "host builds: build the program with sanitizers, a comma-separated list of "
+                   "address, undefined and leak (passed as -fsanitize=LIST -fno-omit-frame-pointer "
+                   "-g); implies --target=host, an error with --target=cuda");
     app.add_option("--runtime-bound", opts.runtime_bound,
                    "with --emit=cuda or -o: which bounds the program's --bound NAME=V may change. "
                    "Default: every bound of a dim is checked, whatever the program's size (about "

@@ -183,6 +183,7 @@ BuildOptions build_options(const DriverOptions &opts) {
     b.opt_level = opts.opt_level;
     b.march = opts.march;
     b.keep_source = opts.keep_source;
+    b.sanitize = opts.sanitize;
     b.standalone = opts.standalone;
     return b;
 }

@@ -58,6 +58,7 @@ struct DriverOptions {
     int opt_level = -1;  // -O0 .. -O3 for the toolchain; -1: the target's default (BuildOptions)
     std::string march = "native";  // --march: the host build's ISA (g++ -march=ARCH)
     bool keep_source = false;  // --keep-source
+    std::string sanitize;      // --sanitize=address,undefined,leak (host builds; BuildOptions)
     bool standalone = false;   // --standalone: inline the runtime into the generated source
     bool no_color = false;
     bool color = false;
