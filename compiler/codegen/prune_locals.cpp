@@ -2,7 +2,6 @@
 #include "codegen/prune_locals.h"
 
 #include <cctype>
-#include <map>
 #include <vector>
 
 namespace trlc {
@@ -69,9 +68,11 @@ Candidate candidate(const std::string &line) {
     return {};
 }
 
+/** The indentation of "line"; npos for a blank or preprocessor line (#if of the run-time
+ *  bounds' CUDA copy, in column 0 inside run_program), which ends no scope. */
 size_t indent_of(const std::string &line) {
     size_t b = line.find_first_not_of(' ');
-    return b == std::string::npos ? std::string::npos : b;  // blank lines end no scope
+    return b == std::string::npos || line[b] == '#' ? std::string::npos : b;
 }
 
 /** Removes the unread declarations among lines [lo, hi) (one top-level function): a
