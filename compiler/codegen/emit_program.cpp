@@ -223,19 +223,9 @@ public:
             bind_operand(ee, *p.node->args[1], p, !p.b_in_place, p.b_off, "");
         }
         // Values an earlier operand kernel stored for the later kernels (BlasSpill).
-        for (const BlasSpill &sp : bp.spills) {
-            if (sp.producer >= static_cast<int>(count)) continue;
-            Val v;
-            v.dt = sp.node->type.dtype;
-            for (const auto &e : sp.node->type.shape) {
-                v.maxs.push_back(e.max_value);
-                v.dims.push_back(lit_int(e.max_value));
-            }
-            std::string at = "((const " + std::string(ctype(v.dt)) + " *)(ws + " + lit_int(sp.off) + ") + e * " +
-                             lit_int(sp.numel) + ")";
-            v.name = v.dims.empty() ? at + "[0]" : at;
-            ee.bind(*sp.node, v);
-        }
+        for (const BlasSpill &sp : bp.spills)
+            if (sp.producer < static_cast<int>(count))
+                ee.bind(*sp.node, workspace_value(sp.node->type, sp.node->type.dtype, sp.off, "e * " + lit_int(sp.numel)));
     }
     /** Store the values operand kernel "j" computes for the later kernels (BlasSpill). */
     void store_spills(ExprEmitter &ee, const BlasPlan &bp, size_t j) {
@@ -251,17 +241,21 @@ public:
      *  elements) when it was stored there ("stored") in its own dtype. */
     void bind_operand(ExprEmitter &ee, const ir::Node &op, const BlasProduct &p, bool stored, int64_t off,
                       const std::string &at) {
-        if (!stored || op.type.is_tuple || op.type.dtype != p.dt) return;
+        if (stored && operand_read_back(op, p.dt)) ee.bind(op, workspace_value(op.type, p.dt, off, at));
+    }
+    /** A value of the static shape of "t" in "dt", read from the workspace at byte "off" (+ "at"
+     *  elements): a pointer to its row-major elements, or element 0 of it for a scalar. */
+    static Val workspace_value(const ir::Type &t, DType dt, int64_t off, const std::string &at) {
         Val v;
-        v.dt = p.dt;
-        for (const auto &e : op.type.shape) {
-            if (!e.is_static()) return;
+        v.dt = dt;
+        for (const auto &e : t.shape) {
             v.maxs.push_back(e.max_value);
             v.dims.push_back(lit_int(e.max_value));
         }
-        std::string ct = ctype(p.dt);
-        v.name = "((const " + ct + " *)(ws + " + lit_int(off) + ")" + (at.empty() ? "" : " + " + at) + ")";
-        ee.bind(op, v);
+        std::string ptr = "((const " + std::string(ctype(dt)) + " *)(ws + " + lit_int(off) + ")" +
+                          (at.empty() ? "" : " + " + at) + ")";
+        v.name = v.dims.empty() ? ptr + "[0]" : ptr;
+        return v;
     }
 
     /** The operand kernel of product "j" of statement "si": A rows per point, B at point 0. */

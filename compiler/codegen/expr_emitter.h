@@ -1538,8 +1538,17 @@ public:
     void store_operand(const ir::Node &n, size_t k, DType dt, const std::string &dst) {
         Val v = emit_cast(emit_ew(*n.args.at(k)), dt, n.loc);
         if (v.tuple || v.scalar()) unsupported(n.loc, "this matmul operand");
-        if (v.lazy) {  // an elementwise operand computed as it is stored
+        store_elems(v, dst);
+    }
+    /** The elements of "v" written row-major to the C pointer "dst": a lazy (elementwise) v
+     *  computed as it is stored, a scalar as element 0. */
+    void store_elems(const Val &v, const std::string &dst) {
+        if (v.lazy) {
             for_nd(v, [&](const Ix &ix) { line(dst + "[" + ix.flat + "] = " + v.lazy(ix) + ";"); });
+            return;
+        }
+        if (v.scalar()) {
+            line(dst + "[0] = " + v.name + ";");
             return;
         }
         for_elems(v, [&](const std::string &i) { line(dst + "[" + i + "] = " + v.at(i) + ";"); });
@@ -1550,11 +1559,7 @@ public:
     void store_node(const ir::Node &n, const std::string &dst) {
         Val v = emit(n);
         if (v.tuple) unsupported(n.loc, "storing this tuple value");
-        if (v.scalar()) {
-            line(dst + "[0] = " + v.name + ";");
-            return;
-        }
-        for_elems(v, [&](const std::string &i) { line(dst + "[" + i + "] = " + v.at(i) + ";"); });
+        store_elems(v, dst);
     }
 
     /** transpose(x, axes): the axes permuted (reversed without axes). */

@@ -53,6 +53,17 @@ struct BlasPlan {
     std::vector<BlasSpill> spills;
 };
 
+/** Whether an operand "op" that its operand kernel stored in the workspace for a product in
+ *  "dt" is read back from there by the statement's later kernels (instead of computed again):
+ *  an array of the product's dtype with a static shape.  plan_spills and the emitter's
+ *  bind_operand both ask this. */
+inline bool operand_read_back(const ir::Node &op, ir::DType dt) {
+    if (op.type.is_tuple || op.type.dtype != dt) return false;
+    for (const auto &e : op.type.shape)
+        if (!e.is_static()) return false;
+    return true;
+}
+
 /** What the two passes decided; statement indices are Schedule::statements indices. */
 struct KernelPlan {
     std::map<int, BlasPlan> blas;  // tensor statement -> its products computed by trl_gemm

@@ -238,15 +238,12 @@ private:
                 for (const auto &si : n.sindex)
                     if (si.value) reach(*si.value, out);
             };
-        // An operand stored by its kernel is read back by the later ones when it has the
-        // product's dtype and a static shape (emit_program.cpp bind_operand).
-        auto stored_operand = [](const ir::Node &op, DType dt) { return !op.type.is_tuple && op.type.dtype == dt && static_type(op.type, op.type.shape.size()); };
         for (size_t j = 0; j <= bp.products.size(); ++j) {
             if (j > 0) {
                 const BlasProduct &q = bp.products[j - 1];
                 bound.insert(q.node);
-                if (!q.a_in_place && stored_operand(*q.node->args[0], q.dt)) bound.insert(q.node->args[0].get());
-                if (!q.b_in_place && stored_operand(*q.node->args[1], q.dt)) bound.insert(q.node->args[1].get());
+                if (!q.a_in_place && operand_read_back(*q.node->args[0], q.dt)) bound.insert(q.node->args[0].get());
+                if (!q.b_in_place && operand_read_back(*q.node->args[1], q.dt)) bound.insert(q.node->args[1].get());
             }
             std::set<const ir::Node *> seen;
             if (j == bp.products.size()) {
@@ -293,10 +290,8 @@ void print_blas(const Schedule &sched, const KernelPlan &k, std::ostream &out) {
         }
         out << " by trl_gemm\n";
         for (const BlasSpill &sp : b.second.spills) {
-            out << sched.statements.at(b.first).name << ": stores " << ir::dtype_name(sp.node->type.dtype) << "[";
-            for (size_t d = 0; d < sp.node->type.shape.size(); ++d)
-                out << (d ? ", " : "") << sp.node->type.shape[d].max_value;
-            out << "] from the operand kernel of product " << sp.producer << " (line " << sp.node->loc.line << ":"
+            out << sched.statements.at(b.first).name << ": stores " << ir::type_to_string(sp.node->type)
+                << " from the operand kernel of product " << sp.producer << " (line " << sp.node->loc.line << ":"
                 << sp.node->loc.col << ")\n";
         }
     }

@@ -82,45 +82,42 @@ size_t prune_function(const std::vector<std::string> &lines, size_t lo, size_t h
     std::vector<std::vector<std::string>> ids(hi - lo);
     for (size_t i = lo; i < hi; ++i) {
         cand[i - lo] = candidate(lines[i]);
-        if (!cand[i - lo].name.empty()) ids[i - lo] = identifiers(lines[i]);
+        ids[i - lo] = identifiers(lines[i]);
     }
-    auto words = [&](size_t i) -> const std::vector<std::string> & {
-        if (ids[i - lo].empty()) ids[i - lo] = identifiers(lines[i]);
-        return ids[i - lo];
+    auto scope_end = [&](size_t i) {  // one past the last line of declaration i's scope
+        size_t d = indent_of(lines[i]), end = i + 1;
+        for (; end < hi; ++end) {
+            size_t e = indent_of(lines[end]);
+            if (e != std::string::npos && e < d) break;
+        }
+        return end;
     };
+    auto silences = [&](size_t k, const std::string &name) { return cand[k - lo].is_void && cand[k - lo].name == name; };
     size_t removed = 0;
+    auto drop = [&](size_t k) { gone[k] = true, ++removed; };
     for (bool changed = true; changed;) {
         changed = false;
         for (size_t i = lo; i < hi; ++i) {
             const Candidate &c = cand[i - lo];
             if (gone[i] || c.name.empty() || c.is_void) continue;
-            size_t d = indent_of(lines[i]), end = i + 1;
+            size_t end = scope_end(i);
             bool used = false;
-            for (; end < hi; ++end) {
-                size_t e = indent_of(lines[end]);
-                if (e != std::string::npos && e < d) break;
-                if (gone[end] || (cand[end - lo].is_void && cand[end - lo].name == c.name)) continue;
-                for (const auto &w : words(end)) used = used || w == c.name;
-                if (used) break;
-            }
+            for (size_t k = i + 1; k < end && !used; ++k)
+                if (!gone[k] && !silences(k, c.name))
+                    for (const auto &w : ids[k - lo]) used = used || w == c.name;
             if (used) continue;
-            gone[i] = true;
-            ++removed;
+            drop(i);
             changed = true;
             for (size_t k = i + 1; k < end; ++k)
-                if (!gone[k] && cand[k - lo].is_void && cand[k - lo].name == c.name) gone[k] = true, ++removed;
+                if (!gone[k] && silences(k, c.name)) drop(k);
         }
     }
     // A declaration that stayed is read: its "(void)NAME;" lines say nothing any more.
     for (size_t i = lo; i < hi; ++i) {
         const Candidate &c = cand[i - lo];
         if (gone[i] || c.name.empty() || c.is_void) continue;
-        size_t d = indent_of(lines[i]);
-        for (size_t k = i + 1; k < hi; ++k) {
-            size_t e = indent_of(lines[k]);
-            if (e != std::string::npos && e < d) break;
-            if (!gone[k] && cand[k - lo].is_void && cand[k - lo].name == c.name) gone[k] = true, ++removed;
-        }
+        for (size_t k = i + 1, end = scope_end(i); k < end; ++k)
+            if (!gone[k] && silences(k, c.name)) drop(k);
     }
     return removed;
 }

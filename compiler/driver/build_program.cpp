@@ -19,7 +19,8 @@
 // speed, never bits.  --march picks the ISA (native: the CPU trlc runs on, since trlc builds
 // where the program runs; x86-64-v3 to deploy on other AVX2 machines; none: the compiler's
 // default).  --sanitize=LIST (host only) adds -fsanitize=LIST -fno-omit-frame-pointer -g, for
-// finding memory errors, undefined behaviour and leaks in the runtime and the generated code.  -fno-strict-aliasing: kernels read and write the arena through typed pointers, and
+// finding memory errors, undefined behaviour and leaks in the runtime and the generated code.
+// -fno-strict-aliasing: kernels read and write the arena through typed pointers, and
 // the memory plan lets a buffer of one dtype reuse the bytes of another's (donation), so a
 // float load and a later int32 store of the same bytes must stay in order.  -fno-math-errno: a
 // generated program never reads errno, and with errno sqrtf(x) is a compare and a branch to
