@@ -14,6 +14,7 @@
 #include <string>
 
 #include "codegen/expr_emitter.h"
+#include "codegen/horizontal_fusion.h"
 #include "codegen/kernel_plan.h"
 #include "codegen/prune_locals.h"
 #include "codegen/work_estimate.h"
@@ -116,6 +117,14 @@ public:
         ExprEmitter ee(prog_, plan_, body, indent);
         ee.bound_values = &bound_values_;
         auto bp = kp_.blas.find(statement_index(st));
+        std::vector<std::string> p;
+        for (size_t k = 0; k < x.dims.size(); ++k) p.push_back("p" + std::to_string(k));
+        if (opts_.fuse && bp == kp_.blas.end() && x.type.is_tuple) {  // codegen/horizontal_fusion.h
+            if (auto hp = plan_horizontal_fusion(prog_, plan_, eq.body, x.type)) {
+                emit_horizontal(ee, plan_, *hp, plan_.buffer_of(st.index), ee.address(st.index, p), eq.loc);
+                return body;
+            }
+        }
         if (bp != kp_.blas.end()) bind_products(ee, bp->second, bp->second.products.size());
         if (opts_.fuse) ee.count_uses(*eq.body);
         Val v = ee.emit_ew(*eq.body);
@@ -129,8 +138,6 @@ public:
             if (clash || !fixed || x.type.is_tuple) v = ee.materialize(v);
         }
         v = ee.unalias(v, plan_.buffer_of(st.index));  // a value read in place from bytes it overwrites
-        std::vector<std::string> p;
-        for (size_t k = 0; k < x.dims.size(); ++k) p.push_back("p" + std::to_string(k));
         ee.line("char *dst = " + ee.address(st.index, p) + ";");
         ee.store_value(x.type, v, "dst", 0, eq.loc);
         return body;

@@ -1215,6 +1215,21 @@ public:
         return true;
     }
 
+    /** A view of "n" elements of dtype "dt" (f32 / f64) at byte "off" of the value of point read
+     *  "read", read in place: the concatenated leaves a horizontal-fusion group reads
+     *  (codegen/horizontal_fusion.h). */
+    Val flat_view(const ir::Node &read, int64_t off, DType dt, int64_t n) {
+        reads.insert(read.tensor);
+        std::vector<std::string> p;
+        for (const auto &ri : read.index) p.push_back(index_c(*ri.point));
+        std::string a = fresh("src");
+        line("const char *" + a + " = " + address(read.tensor, p) + ";");
+        ir::Type t;
+        t.dtype = dt;
+        t.shape = {ir::Extent{n, nullptr}};
+        return view_value(t, a, off, read.tensor);
+    }
+
     /** A scalar element of a point read: `x[p][i, j]` (through tuple elements, `x[p][1][i]`)
      *  with one scalar index per axis of a static shape loads that element from the arena
      *  instead of the whole value (autodiff reads one element of a [B, T] adjoint per point).
@@ -1301,7 +1316,18 @@ public:
                 kind[d] = 1;
                 continue;
             }
-            // An index array: checked and made non-negative in a copy.
+            // An index array: checked and made non-negative in a copy, once per array, shape and
+            // axis length (a later gather by the same indices, a minibatch's six columns, reuses
+            // it: the first check has raised any error they hold).
+            std::string key = v.name + "[";  // a reshape is the same array under other dims
+            for (const auto &dim : v.dims) key += dim + ",";
+            key += "] < " + size;
+            if (auto it = checked_index_.find(key); it != checked_index_.end()) {
+                arr[d] = it->second;
+                kind[d] = 2;
+                any_array = true;
+                continue;
+            }
             Val c = declare(DType::I32, v.maxs, v.dims);
             for_elems(c, [&](const std::string &i) {
                 std::string k = fresh("ix");
@@ -1310,6 +1336,7 @@ public:
                 line(c.at(i) + " = (int32_t)" + k + ";");
             });
             arr[d] = c;
+            checked_index_[key] = c;
             kind[d] = 2;
             any_array = true;
         }
@@ -1985,6 +2012,8 @@ private:
     int counter_ = 0;
     std::map<const ir::Node *, Val> memo_;
     std::map<const ir::Node *, int> uses_;  // count_uses
+    /** "array[dims] < axis length" -> the array's checked, non-negative copy (emit_index). */
+    std::map<std::string, Val> checked_index_;
     bool fuse_ = false;
 };
 
