@@ -52,7 +52,12 @@
 // Derivative conventions follow PyTorch/JAX: max/min (elementwise) split ties in halves,
 // reductions max/min share the gradient evenly among tied maxima, relu'(0) = 0, |x|'(0) = 0,
 // clamp passes the gradient to x for lo <= x <= hi.
-#include "passes/autodiff.h"
+//
+// Files: this one is the driver (finding the grads; steps 1-3 and 5 for one grad, in
+// differentiate_one and the functions it calls); autodiff_rules.cpp holds the adjoint rules
+// (step 3's sweep), autodiff_access.cpp the access inversion (step 4), autodiff_saved.cpp the
+// saved forward values (step 6), autodiff_builders.cpp the IR builders they share, and
+// autodiff_impl.h (private to passes/) declares what the files share.
 #include "passes/autodiff.h"
 
 #include "passes/autodiff_impl.h"
@@ -241,63 +246,93 @@ NodePtr Differentiator::read_point(int tensor, const std::vector<Affine> &point,
     return read_at(tensor, idx, loc);
 }
 
+/** Differentiates one grad(y, x) held by equation "e0_index" of tensor R (steps 1-5 of the file
+ *  comment; step 6 runs once every grad is done); returns the node that replaces the grad. */
 NodePtr Differentiator::differentiate_one(int R, int e0_index, const NodePtr &grad) {
-    const Equation E0 = prog_.tensors[R].equations[e0_index];
-    const NodePtr y = grad->args[0], x = grad->args[1];
-    // ---- x: reads at the equation's point
-    std::vector<NodePtr> xreads;
-    std::function<void(const NodePtr &)> collect = [&](const NodePtr &n) {
-        if (n->kind == NodeKind::Tuple) {
-            for (const NodePtr &a : n->args) collect(a);
-            return;
-        }
-        bool ok = n->kind == NodeKind::Read;
-        std::set<int> used;
-        for (size_t j = 0; ok && j < n->index.size(); ++j) {
-            const ReadIndex &ri = n->index[j];
-            ok =
-                !ri.is_slice && ri.point->kind == IndexExpr::Aff && ri.point->aff.constant == 0;
-            int var = -1;
-            for (size_t v = 0; ok && v < ri.point->aff.coef.size(); ++v)
-                if (ri.point->aff.coef[v]) {
-                    ok = ri.point->aff.coef[v] == 1 && var < 0;
-                    var = static_cast<int>(v);
-                }
-            ok = ok && var >= 0 && used.insert(var).second &&
-                 E0.vars[var] == prog_.tensors[n->tensor].dims[j];
-        }
-        if (!ok)
-            throw AdError{n->loc,
-                          "grad(y, x): x must be a tensor read at the equation's own point, "
-                          "such as net[i] in an equation over i (or a tuple of such reads)"};
-        for (const NodePtr &o : xreads)
-            if (o->tensor == n->tensor)
-                throw AdError{
-                    n->loc, "grad(y, x): x names " + prog_.tensors[n->tensor].name + " twice"};
-        xreads.push_back(n);
-    };
-    collect(x);
-    // ---- y's name, for the adjoint tensors' names and messages
-    y_text_ = "y";
-    {
-        std::set<const Node *> s;
-        std::set<int> rs;
-        carried_reads(y, s, rs);
-        std::function<const Node *(const NodePtr &)> first =
-            [&](const NodePtr &n) -> const Node * {
-            if (n->kind == NodeKind::Read) return n.get();
-            for (const NodePtr &a : n->args)
-                if (const Node *f = first(a)) return f;
-            return nullptr;
-        };
-        if (const Node *f = first(y)) y_text_ = read_text(*f, E0);
-        base_ = "grad." + (first(y) ? prog_.tensors[first(y)->tensor].name : std::string("y")) +
-                ".";
+    OneGrad g;
+    g.R = R;
+    g.e0_index = e0_index;
+    g.E0 = prog_.tensors[R].equations[e0_index];
+    g.grad = grad;
+    g.y = grad->args[0];
+    g.x = grad->args[1];
+    collect_x_reads(g, g.x);
+    name_y(g);
+    find_active(g);
+    // ---- adjoint tensors (equations filled below)
+    g.order = g.active;
+    for (const NodePtr &r : g.xreads) g.order.push_back(r->tensor);
+    for (int z : g.order) {
+        const Tensor &t = prog_.tensors[z];
+        g.adj[z] = new_tensor(base_ + t.name, t.dims, t.type, grad->loc);
     }
-    // ---- active set
+    g.diff.resize(prog_.tensors.size(), false);
+    // ---- consumers: the reverse sweep of every equation of an active tensor, and of y
+    consume(g, R, e0_index, true);
+    for (int C : g.active)
+        for (size_t ei = 0; ei < prog_.tensors[C].equations.size(); ++ei)
+            consume(g, C, static_cast<int>(ei), false);
+    // ---- adjoint equations
+    for (int z : g.order) adjoint_equations(g, z);
+    // ---- the grad's value: adj_X at the equation's point
+    return grad_value(g, g.x);
+}
+
+/** x: reads at the equation's point (a tuple of them, each tensor once), into g.xreads. */
+void Differentiator::collect_x_reads(OneGrad &g, const NodePtr &n) {
+    if (n->kind == NodeKind::Tuple) {
+        for (const NodePtr &a : n->args) collect_x_reads(g, a);
+        return;
+    }
+    bool ok = n->kind == NodeKind::Read;
+    std::set<int> used;
+    for (size_t j = 0; ok && j < n->index.size(); ++j) {
+        const ReadIndex &ri = n->index[j];
+        ok = !ri.is_slice && ri.point->kind == IndexExpr::Aff && ri.point->aff.constant == 0;
+        int var = -1;
+        for (size_t v = 0; ok && v < ri.point->aff.coef.size(); ++v)
+            if (ri.point->aff.coef[v]) {
+                ok = ri.point->aff.coef[v] == 1 && var < 0;
+                var = static_cast<int>(v);
+            }
+        ok = ok && var >= 0 && used.insert(var).second &&
+             g.E0.vars[var] == prog_.tensors[n->tensor].dims[j];
+    }
+    if (!ok)
+        throw AdError{n->loc,
+                      "grad(y, x): x must be a tensor read at the equation's own point, "
+                      "such as net[i] in an equation over i (or a tuple of such reads)"};
+    for (const NodePtr &o : g.xreads)
+        if (o->tensor == n->tensor)
+            throw AdError{n->loc,
+                          "grad(y, x): x names " + prog_.tensors[n->tensor].name + " twice"};
+    g.xreads.push_back(n);
+}
+
+/** y's name, for the adjoint tensors' names (base_) and the messages (y_text_). */
+void Differentiator::name_y(const OneGrad &g) {
+    y_text_ = "y";
+    std::set<const Node *> s;
+    std::set<int> rs;
+    carried_reads(g.y, s, rs);
+    std::function<const Node *(const NodePtr &)> first = [&](const NodePtr &n) -> const Node * {
+        if (n->kind == NodeKind::Read) return n.get();
+        for (const NodePtr &a : n->args)
+            if (const Node *f = first(a)) return f;
+        return nullptr;
+    };
+    if (const Node *f = first(g.y)) y_text_ = read_text(*f, g.E0);
+    base_ = "grad." + (first(g.y) ? prog_.tensors[first(g.y)->tensor].name : std::string("y")) +
+            ".";
+}
+
+/** Step 1, the active set: the tensors on a path of gradient-carrying reads from y down to x
+ *  (g.active), and with x's tensors the differentiated ones (g.diff). */
+void Differentiator::find_active(OneGrad &g) {
     size_t n = prog_.tensors.size();
-    std::vector<bool> is_x(n, false);
-    for (const NodePtr &r : xreads) is_x[r->tensor] = true;
+    g.is_x.assign(n, false);
+    for (const NodePtr &r : g.xreads) g.is_x[r->tensor] = true;
+    const std::vector<bool> &is_x = g.is_x;
     std::vector<std::set<int>> deps(n);
     for (size_t t = 0; t < n; ++t) {
         std::set<const Node *> s;
@@ -307,7 +342,7 @@ NodePtr Differentiator::differentiate_one(int R, int e0_index, const NodePtr &gr
     {
         std::set<const Node *> s;
         std::set<int> start;
-        carried_reads(y, s, start);
+        carried_reads(g.y, s, start);
         std::vector<int> stack(start.begin(), start.end());
         while (!stack.empty()) {
             int t = stack.back();
@@ -329,265 +364,275 @@ NodePtr Differentiator::differentiate_one(int R, int e0_index, const NodePtr &gr
             }
         }
     }
-    std::vector<bool> diff(n, false);
-    std::vector<int> active;
+    g.diff.assign(n, false);
     for (size_t t = 0; t < n; ++t) {
         if (is_x[t])
-            diff[t] = true;
+            g.diff[t] = true;
         else if (from_y[t] && to_x[t]) {
-            diff[t] = true;
-            active.push_back(static_cast<int>(t));
+            g.diff[t] = true;
+            g.active.push_back(static_cast<int>(t));
         }
     }
-    // ---- adjoint tensors (equations filled below)
-    std::map<int, int> adj;
-    std::vector<int> order = active;
-    for (const NodePtr &r : xreads) order.push_back(r->tensor);
-    for (int z : order) {
-        const Tensor &t = prog_.tensors[z];
-        adj[z] = new_tensor(base_ + t.name, t.dims, t.type, grad->loc);
+}
+
+/** Step 3 for one consumer equation: equation "eidx" of the active tensor C, or (seed) the
+ *  equation E0 holding y, seeded with 1.  The reverse sweep over its body gives the adjoint of
+ *  every differentiated read; they are stored in back tensors over C's domain (J, or one
+ *  tuple-valued K for several reads) and recorded as contributions to the adjoints of the
+ *  tensors read. */
+void Differentiator::consume(OneGrad &g, int C, int eidx, bool seed) {
+    Tensor ct;  // a copy of the consumer's metadata (new tensors move prog_.tensors)
+    ct.name = prog_.tensors[C].name;
+    ct.dims = prog_.tensors[C].dims;
+    ct.type = prog_.tensors[C].type;
+    ct.equations = prog_.tensors[C].equations;
+    const int self_idx = seed ? g.e0_index : eidx;
+    const Equation &e = seed ? g.E0 : ct.equations[eidx];
+    Sweep sw(g.diff);
+    Adj s;
+    if (seed) {
+        s.v = cst(g.y->type.dtype, 1.0, g.grad->loc);
+        sw.run(g.y, s);
+    } else {
+        NodePtr in = read_point(g.adj.at(C), pattern_point(e), e.loc);
+        if (ct.type.is_tuple)
+            s = split_adjoint(in, ct.type);
+        else
+            s.v = in;
+        sw.run(e.body, s);
     }
-    diff.resize(prog_.tensors.size(), false);
-    // ---- consumers: the reverse sweep of every equation of an active tensor, and of y
-    std::map<int, std::vector<Contribution>> contribs;  // z → contributions
-    std::vector<int> V = E0.vars;
-    auto consume = [&](int C, int eidx, bool seed) {
-        Tensor ct;  // a copy of the consumer's metadata (new tensors move prog_.tensors)
-        ct.name = prog_.tensors[C].name;
-        ct.dims = prog_.tensors[C].dims;
-        ct.type = prog_.tensors[C].type;
-        ct.equations = prog_.tensors[C].equations;
-        const int self_idx = seed ? e0_index : eidx;
-        const Equation &e = seed ? E0 : ct.equations[eidx];
-        Sweep sw(diff);
-        Adj s;
-        if (seed) {
-            s.v = cst(y->type.dtype, 1.0, grad->loc);
-            sw.run(y, s);
-        } else {
-            NodePtr in = read_point(adj.at(C), pattern_point(e), e.loc);
-            if (ct.type.is_tuple) {
-                std::function<Adj(const NodePtr &, const Type &)> split = [&](const NodePtr &v,
-                                                                              const Type &t) {
-                    Adj a;
-                    if (!t.is_tuple) {
-                        a.v = v;
-                        return a;
-                    }
-                    for (size_t k = 0; k < t.elems.size(); ++k) {
-                        Node g;
-                        g.kind = NodeKind::TupleGet;
-                        g.int_attr = static_cast<int64_t>(k);
-                        g.type = t.elems[k];
-                        g.args = {v};
-                        g.loc = v->loc;
-                        a.elems.push_back(split(mk(std::move(g)), t.elems[k]));
-                    }
-                    return a;
-                };
-                s = split(in, ct.type);
-            } else {
-                s.v = in;
-            }
-            sw.run(e.body, s);
-        }
-        // One leaf per (read, element of its type).
-        struct Leaf {
-            NodePtr read;
-            std::vector<int> path;
-            NodePtr value;
-        };
-        std::vector<Leaf> ls;
-        std::vector<Contribution> ks;                   // per leaf: its first piece
-        std::vector<std::vector<Contribution>> kpieces;  // per leaf: every piece
-        for (const auto &[r, g] : sw.reads) {
-            std::vector<Contribution> pieces = analyze_read(*r, C, e, seed, V);
-            const Contribution &k = pieces.front();
-            std::vector<std::vector<int>> paths;
-            std::vector<int> p;
-            leaves(r->type, p, paths);
-            for (const auto &path : paths) {
-                NodePtr v = leaf_adj(g, path);
-                if (!v || !is_float_dtype(leaf_type(r->type, path).dtype)) continue;
-                size_t axis = 0;  // the slice axes lead the value read, in position order
-                for (const PosMap &pm : k.pos) {
-                    if (pm.kind != PosMap::Slice) continue;
-                    if (pm.dyn_lo) v = place_block(v, axis, pm.dyn_lo, pm.hi, r->loc);
-                    ++axis;
-                }
-                ls.push_back({r, path, v});
-                for (Contribution &piece : pieces) piece.path = path;
-                ks.push_back(pieces.front());
-                kpieces.push_back(pieces);
-            }
-        }
-        if (ls.empty()) return;
-        std::string where = ct.name + "." + std::to_string(seed ? e0_index : eidx);
-        const std::vector<Equation> &ceqs = ct.equations;
-        const Equation *self = &prog_.tensors[C].equations[self_idx];  // stable: never resized
-        int K = -1;
-        if (ls.size() > 1) {
-            Type tt;
-            tt.is_tuple = true;
-            std::vector<NodePtr> vals;
-            for (const Leaf &l : ls) {
-                tt.elems.push_back(l.value->type);
-                vals.push_back(l.value);
-            }
-            K = new_tensor(base_ + "back." + where, ct.dims, tt, e.loc);
-            Node tn;
-            tn.kind = NodeKind::Tuple;
-            tn.type = tt;
-            tn.args = vals;
-            tn.loc = e.loc;
-            NodePtr tup = mk(std::move(tn));
-            for (size_t ci = 0; ci < ceqs.size(); ++ci)
-                prog_.tensors[K].equations.push_back(mirror(
-                    ceqs[ci],
-                    static_cast<int>(ci) == self_idx ? tup : zeros_of(tt, ceqs[ci].loc)));
-            note_back(C, self_idx, seed ? y : nullptr, K);
-        }
-        for (size_t q = 0; q < ls.size(); ++q) {
-            const Leaf &l = ls[q];
-            const Type &lt = l.value->type;
-            std::string zn = prog_.tensors[l.read->tensor].name;
-            for (int e : l.path) zn += "." + std::to_string(e);  // the tuple element
-            bool sums = false;  // a piece leaves a variable of Ec out: J is sliced
-            for (const Contribution &piece : kpieces[q])
-                for (int vp : piece.var_pos) sums = sums || vp < 0;
-            auto record = [&](int j_tensor, int leaf) {
-                for (Contribution piece : kpieces[q]) {
-                    piece.j_tensor = j_tensor;
-                    piece.leaf = leaf;
-                    piece.eq = self;  // Ec must stay valid: point into C's equations
-                    contribs[l.read->tensor].push_back(piece);
-                }
-            };
-            if (K >= 0 && !sums) {  // read K at points, take the element there
-                record(K, static_cast<int>(q));
-                continue;
-            }
-            int J = new_tensor(base_ + zn + ".from." + where, ct.dims, lt, l.read->loc);
-            for (size_t ci = 0; ci < ceqs.size(); ++ci) {
-                const Equation &ce = ceqs[ci];
-                NodePtr body;
-                if (K >= 0) {
-                    Node g;
-                    g.kind = NodeKind::TupleGet;
-                    g.int_attr = static_cast<int64_t>(q);
-                    g.type = lt;
-                    g.args = {read_point(K, pattern_point(ce), ce.loc)};
-                    g.loc = ce.loc;
-                    body = mk(std::move(g));
-                } else {
-                    body = static_cast<int>(ci) == self_idx ? l.value : zeros_of(lt, ce.loc);
-                }
-                prog_.tensors[J].equations.push_back(mirror(ce, body));
-            }
-            if (K < 0) note_back(C, self_idx, seed ? y : nullptr, J);
-            record(J, -1);
-        }
-    };
-    consume(R, e0_index, true);
-    for (int C : active)
-        for (size_t ei = 0; ei < prog_.tensors[C].equations.size(); ++ei)
-            consume(C, static_cast<int>(ei), false);
-    // ---- adjoint equations
-    for (int z : order) {
-        const std::vector<Equation> zeqs = shapes_of(z, is_x[z]);
-        const Type zt = prog_.tensors[z].type;
+    std::vector<Leaf> ls;
+    std::vector<std::vector<Contribution>> kpieces;  // per leaf: every piece
+    sweep_leaves(sw, C, e, seed, g.E0.vars, &ls, &kpieces);
+    if (ls.empty()) return;
+    store_back_values(g, C, ct, e, self_idx, seed, ls, kpieces);
+}
+
+/** The adjoint "v" of a tuple-valued tensor read whole, split into its elements. */
+Adj Differentiator::split_adjoint(const NodePtr &v, const Type &t) {
+    Adj a;
+    if (!t.is_tuple) {
+        a.v = v;
+        return a;
+    }
+    for (size_t k = 0; k < t.elems.size(); ++k) {
+        Node g;
+        g.kind = NodeKind::TupleGet;
+        g.int_attr = static_cast<int64_t>(k);
+        g.type = t.elems[k];
+        g.args = {v};
+        g.loc = v->loc;
+        a.elems.push_back(split_adjoint(mk(std::move(g)), t.elems[k]));
+    }
+    return a;
+}
+
+/** One leaf per (read, element of its type) of a finished sweep over consumer equation "e" of
+ *  C, with the read's contributions (one per piece of a clamped read: "kpieces"). */
+void Differentiator::sweep_leaves(const Sweep &sw, int C, const Equation &e, bool seed,
+                                  const std::vector<int> &V, std::vector<Leaf> *ls,
+                                  std::vector<std::vector<Contribution>> *kpieces) {
+    for (const auto &[r, g] : sw.reads) {
+        std::vector<Contribution> pieces = analyze_read(*r, C, e, seed, V);
+        const Contribution &k = pieces.front();
         std::vector<std::vector<int>> paths;
         std::vector<int> p;
-        leaves(zt, p, paths);
-        const std::vector<Contribution> ks = contribs[z];
-        // Per contribution: inline it (condition always true) or give it a guarded tensor.
-        std::vector<int> ptensor(ks.size(), -1);
-        for (size_t q = 0; q < ks.size(); ++q) {
-            bool all_true = true;
-            std::vector<std::pair<GuardPtr, NodePtr>> per_eq;
-            for (const Equation &ze : zeqs) {
-                GuardPtr cond;
-                std::vector<int64_t> bounds;
-                for (int d : ze.vars) bounds.push_back(prog_.dims[d].bound);
-                NodePtr v = contribution(ks[q], pattern_point(ze), bounds, &cond, ks[q].loc);
-                if (guard_on_box(cond, bounds) != 1) all_true = false;
-                per_eq.push_back({cond, v});
+        leaves(r->type, p, paths);
+        for (const auto &path : paths) {
+            NodePtr v = leaf_adj(g, path);
+            if (!v || !is_float_dtype(leaf_type(r->type, path).dtype)) continue;
+            size_t axis = 0;  // the slice axes lead the value read, in position order
+            for (const PosMap &pm : k.pos) {
+                if (pm.kind != PosMap::Slice) continue;
+                if (pm.dyn_lo) v = place_block(v, axis, pm.dyn_lo, pm.hi, r->loc);
+                ++axis;
             }
-            if (all_true) continue;
-            const Type &lt = leaf_type(zt, ks[q].path);
-            int P = new_tensor(prog_.tensors[ks[q].j_tensor].name +
-                                   (ks[q].leaf >= 0 ? "." + std::to_string(ks[q].leaf) : "") +
-                                   ".at",
-                               prog_.tensors[z].dims, lt, ks[q].loc);
-            for (size_t ei = 0; ei < zeqs.size(); ++ei) {
-                const Equation &ze = zeqs[ei];
-                std::vector<int64_t> bounds;
-                for (int d : ze.vars) bounds.push_back(prog_.dims[d].bound);
-                int tri = guard_on_box(per_eq[ei].first, bounds);
-                if (tri == 1 || tri == 0) {
-                    prog_.tensors[P].equations.push_back(
-                        mirror(ze, tri ? per_eq[ei].second : zeros_of(lt, ze.loc)));
-                    continue;
-                }
-                Equation a = mirror(ze, per_eq[ei].second);
-                a.guard = guard_and(ze.guard, per_eq[ei].first);
-                Equation b = mirror(ze, zeros_of(lt, ze.loc));
-                b.guard = guard_and(ze.guard, guard_not(per_eq[ei].first));
-                prog_.tensors[P].equations.push_back(a);
-                prog_.tensors[P].equations.push_back(b);
-            }
-            ptensor[q] = P;
-        }
-        for (const Equation &ze : zeqs) {
-            std::vector<Affine> u = pattern_point(ze);
-            std::map<std::vector<int>, NodePtr> sums;
-            for (size_t q = 0; q < ks.size(); ++q) {
-                NodePtr v;
-                if (ptensor[q] >= 0) {
-                    v = read_point(ptensor[q], u, ze.loc);
-                } else {
-                    GuardPtr cond;
-                    std::vector<int64_t> box;
-                    for (int d : ze.vars) box.push_back(prog_.dims[d].bound);
-                    v = contribution(ks[q], u, box, &cond, ks[q].loc);
-                }
-                NodePtr &acc = sums[ks[q].path];
-                acc = acc ? bin(BinaryOp::Add, acc, v, ze.loc) : v;
-            }
-            std::function<NodePtr(const Type &, std::vector<int> &)> build =
-                [&](const Type &t, std::vector<int> &path) -> NodePtr {
-                if (!t.is_tuple) {
-                    auto it = sums.find(path);
-                    return it != sums.end() ? it->second : zeros_of(t, ze.loc);
-                }
-                Node tn;
-                tn.kind = NodeKind::Tuple;
-                tn.type = t;
-                tn.loc = ze.loc;
-                for (size_t k = 0; k < t.elems.size(); ++k) {
-                    path.push_back(static_cast<int>(k));
-                    tn.args.push_back(build(t.elems[k], path));
-                    path.pop_back();
-                }
-                return mk(std::move(tn));
-            };
-            std::vector<int> path;
-            prog_.tensors[adj[z]].equations.push_back(mirror(ze, build(zt, path)));
+            ls->push_back({r, path, v});
+            for (Contribution &piece : pieces) piece.path = path;
+            kpieces->push_back(pieces);
         }
     }
-    // ---- the grad's value: adj_X at the equation's point
-    std::function<NodePtr(const NodePtr &)> value = [&](const NodePtr &xn) -> NodePtr {
-        if (xn->kind == NodeKind::Tuple) {
-            Node tn = *xn;
-            for (NodePtr &a : tn.args) a = value(a);
-            return mk(std::move(tn));
+}
+
+/** The back tensors of consumer equation "self_idx" of C (a copy "ct"): with several leaves, one
+ *  tuple-valued K holding them all; per leaf read at points, its element of K, else a J over C's
+ *  domain (the leaf's adjoint in C's equation, zeros in the others; J reads K's element when
+ *  there is a K).  Each leaf's pieces become contributions to the tensor it reads. */
+void Differentiator::store_back_values(OneGrad &g, int C, const Tensor &ct, const Equation &e,
+                                       int self_idx, bool seed, const std::vector<Leaf> &ls,
+                                       const std::vector<std::vector<Contribution>> &kpieces) {
+    std::string where = ct.name + "." + std::to_string(self_idx);
+    const std::vector<Equation> &ceqs = ct.equations;
+    const Equation *self = &prog_.tensors[C].equations[self_idx];  // stable: never resized
+    const NodePtr seed_y = seed ? g.y : nullptr;
+    int K = -1;
+    if (ls.size() > 1) {
+        Type tt;
+        tt.is_tuple = true;
+        std::vector<NodePtr> vals;
+        for (const Leaf &l : ls) {
+            tt.elems.push_back(l.value->type);
+            vals.push_back(l.value);
         }
-        Node r = *xn;
-        r.tensor = adj.at(xn->tensor);
-        r.loc = grad->loc;
-        return mk(std::move(r));
-    };
-    return value(x);
+        K = new_tensor(base_ + "back." + where, ct.dims, tt, e.loc);
+        Node tn;
+        tn.kind = NodeKind::Tuple;
+        tn.type = tt;
+        tn.args = vals;
+        tn.loc = e.loc;
+        NodePtr tup = mk(std::move(tn));
+        for (size_t ci = 0; ci < ceqs.size(); ++ci)
+            prog_.tensors[K].equations.push_back(mirror(
+                ceqs[ci], static_cast<int>(ci) == self_idx ? tup : zeros_of(tt, ceqs[ci].loc)));
+        note_back(C, self_idx, seed_y, K);
+    }
+    for (size_t q = 0; q < ls.size(); ++q) {
+        const Leaf &l = ls[q];
+        const Type &lt = l.value->type;
+        std::string zn = prog_.tensors[l.read->tensor].name;
+        for (int e : l.path) zn += "." + std::to_string(e);  // the tuple element
+        bool sums = false;  // a piece leaves a variable of Ec out: J is sliced
+        for (const Contribution &piece : kpieces[q])
+            for (int vp : piece.var_pos) sums = sums || vp < 0;
+        auto record = [&](int j_tensor, int leaf) {
+            for (Contribution piece : kpieces[q]) {
+                piece.j_tensor = j_tensor;
+                piece.leaf = leaf;
+                piece.eq = self;  // Ec must stay valid: point into C's equations
+                g.contribs[l.read->tensor].push_back(piece);
+            }
+        };
+        if (K >= 0 && !sums) {  // read K at points, take the element there
+            record(K, static_cast<int>(q));
+            continue;
+        }
+        int J = new_tensor(base_ + zn + ".from." + where, ct.dims, lt, l.read->loc);
+        for (size_t ci = 0; ci < ceqs.size(); ++ci) {
+            const Equation &ce = ceqs[ci];
+            NodePtr body;
+            if (K >= 0) {
+                Node tg;
+                tg.kind = NodeKind::TupleGet;
+                tg.int_attr = static_cast<int64_t>(q);
+                tg.type = lt;
+                tg.args = {read_point(K, pattern_point(ce), ce.loc)};
+                tg.loc = ce.loc;
+                body = mk(std::move(tg));
+            } else {
+                body = static_cast<int>(ci) == self_idx ? l.value : zeros_of(lt, ce.loc);
+            }
+            prog_.tensors[J].equations.push_back(mirror(ce, body));
+        }
+        if (K < 0) note_back(C, self_idx, seed_y, J);
+        record(J, -1);
+    }
+}
+
+/** Step 4's result for one adjoint tensor adj_z: per equation of z's shape, the sum of the
+ *  contributions to z (per leaf of z's type; zeros where none). */
+void Differentiator::adjoint_equations(OneGrad &g, int z) {
+    const std::vector<Equation> zeqs = shapes_of(z, g.is_x[z]);
+    const Type zt = prog_.tensors[z].type;
+    const std::vector<Contribution> ks = g.contribs[z];
+    const std::vector<int> ptensor = guarded_contributions(z, zeqs, zt, ks);
+    for (const Equation &ze : zeqs) {
+        std::vector<Affine> u = pattern_point(ze);
+        std::map<std::vector<int>, NodePtr> sums;
+        for (size_t q = 0; q < ks.size(); ++q) {
+            NodePtr v;
+            if (ptensor[q] >= 0) {
+                v = read_point(ptensor[q], u, ze.loc);
+            } else {
+                GuardPtr cond;
+                std::vector<int64_t> box;
+                for (int d : ze.vars) box.push_back(prog_.dims[d].bound);
+                v = contribution(ks[q], u, box, &cond, ks[q].loc);
+            }
+            NodePtr &acc = sums[ks[q].path];
+            acc = acc ? bin(BinaryOp::Add, acc, v, ze.loc) : v;
+        }
+        std::vector<int> path;
+        prog_.tensors[g.adj[z]].equations.push_back(
+            mirror(ze, tuple_of_sums(zt, path, sums, ze.loc)));
+    }
+}
+
+/** Per contribution "ks[q]" to z: -1 when its condition is always true (it is inlined in adj_z's
+ *  equations), else a tensor `….at` over z's domain holding it where the condition holds and
+ *  zeros elsewhere. */
+std::vector<int> Differentiator::guarded_contributions(int z, const std::vector<Equation> &zeqs,
+                                                       const Type &zt,
+                                                       const std::vector<Contribution> &ks) {
+    std::vector<int> ptensor(ks.size(), -1);
+    for (size_t q = 0; q < ks.size(); ++q) {
+        bool all_true = true;
+        std::vector<std::pair<GuardPtr, NodePtr>> per_eq;
+        for (const Equation &ze : zeqs) {
+            GuardPtr cond;
+            std::vector<int64_t> bounds;
+            for (int d : ze.vars) bounds.push_back(prog_.dims[d].bound);
+            NodePtr v = contribution(ks[q], pattern_point(ze), bounds, &cond, ks[q].loc);
+            if (guard_on_box(cond, bounds) != 1) all_true = false;
+            per_eq.push_back({cond, v});
+        }
+        if (all_true) continue;
+        const Type &lt = leaf_type(zt, ks[q].path);
+        int P = new_tensor(prog_.tensors[ks[q].j_tensor].name +
+                               (ks[q].leaf >= 0 ? "." + std::to_string(ks[q].leaf) : "") + ".at",
+                           prog_.tensors[z].dims, lt, ks[q].loc);
+        for (size_t ei = 0; ei < zeqs.size(); ++ei) {
+            const Equation &ze = zeqs[ei];
+            std::vector<int64_t> bounds;
+            for (int d : ze.vars) bounds.push_back(prog_.dims[d].bound);
+            int tri = guard_on_box(per_eq[ei].first, bounds);
+            if (tri == 1 || tri == 0) {
+                prog_.tensors[P].equations.push_back(
+                    mirror(ze, tri ? per_eq[ei].second : zeros_of(lt, ze.loc)));
+                continue;
+            }
+            Equation a = mirror(ze, per_eq[ei].second);
+            a.guard = guard_and(ze.guard, per_eq[ei].first);
+            Equation b = mirror(ze, zeros_of(lt, ze.loc));
+            b.guard = guard_and(ze.guard, guard_not(per_eq[ei].first));
+            prog_.tensors[P].equations.push_back(a);
+            prog_.tensors[P].equations.push_back(b);
+        }
+        ptensor[q] = P;
+    }
+    return ptensor;
+}
+
+/** A value of type "t" (at leaf "path") made of the sums per leaf; zeros for a leaf without. */
+NodePtr Differentiator::tuple_of_sums(const Type &t, std::vector<int> &path,
+                                      const std::map<std::vector<int>, NodePtr> &sums, Loc loc) {
+    if (!t.is_tuple) {
+        auto it = sums.find(path);
+        return it != sums.end() ? it->second : zeros_of(t, loc);
+    }
+    Node tn;
+    tn.kind = NodeKind::Tuple;
+    tn.type = t;
+    tn.loc = loc;
+    for (size_t k = 0; k < t.elems.size(); ++k) {
+        path.push_back(static_cast<int>(k));
+        tn.args.push_back(tuple_of_sums(t.elems[k], path, sums, loc));
+        path.pop_back();
+    }
+    return mk(std::move(tn));
+}
+
+/** Step 5: the grad's value, x with each read of X replaced by a read of adj_X at the same
+ *  point (a tuple for a tuple x). */
+NodePtr Differentiator::grad_value(const OneGrad &g, const NodePtr &xn) {
+    if (xn->kind == NodeKind::Tuple) {
+        Node tn = *xn;
+        for (NodePtr &a : tn.args) a = grad_value(g, a);
+        return mk(std::move(tn));
+    }
+    Node r = *xn;
+    r.tensor = g.adj.at(xn->tensor);
+    r.loc = g.grad->loc;
+    return mk(std::move(r));
 }
 
 }  // namespace trlc::autodiff_detail

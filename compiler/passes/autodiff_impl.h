@@ -140,7 +140,6 @@ private:
     NodePtr keepdims(NodePtr g, const Type &like, const std::vector<int64_t> &axes, Loc loc);
     NodePtr expand(NodePtr g, const Type &like, const std::vector<int64_t> &axes, Loc loc);
     static std::vector<int64_t> red_axes(const Node &n, size_t rank);
-
     NodePtr scatter_via_iota(const NodePtr &x, const std::function<NodePtr(NodePtr)> &apply,
                              NodePtr g, Loc loc);
     void back(const NodePtr &np, const Adj &ga);
@@ -192,6 +191,8 @@ public:
 private:
     static bool contains_grad(const NodePtr &n);
 
+    // ---- names, new tensors and reads (autodiff.cpp) -------------------------------------------
+
     std::string var_name(const Equation &e, int v) const { return prog_.dims[e.vars[v]].name; }
     std::vector<std::string> var_names(const Equation &e) const;
     std::string read_text(const Node &r, const Equation &e) const;
@@ -206,20 +207,58 @@ private:
     NodePtr read_at(int tensor, const std::vector<ReadIndex> &index, Loc loc) const;
     NodePtr read_point(int tensor, const std::vector<Affine> &point, Loc loc) const;
 
+    // ---- one grad: steps 1-3 and 5 (autodiff.cpp) ----------------------------------------------
+
+    /** What differentiating one grad(y, x) builds up, step by step. */
+    struct OneGrad {
+        int R = -1, e0_index = -1;  // the grad is in equation e0_index of tensor R ...
+        Equation E0;                // ... copied (new tensors move prog_.tensors)
+        NodePtr grad, y, x;
+        std::vector<NodePtr> xreads;  // x's reads, at E0's point
+        std::vector<bool> is_x;       // per tensor: read by x
+        std::vector<bool> diff;       // per tensor: differentiated (x's and the active ones)
+        std::vector<int> active;      // the active tensors (step 1)
+        std::vector<int> order;       // the active tensors, then x's: those with an adjoint
+        std::map<int, int> adj;       // z → adj_z (step 2)
+        std::map<int, std::vector<Contribution>> contribs;  // z → contributions (step 3)
+    };
+    /** One leaf of a consumer's sweep: a read, an element of its type, and its adjoint. */
+    struct Leaf {
+        NodePtr read;
+        std::vector<int> path;
+        NodePtr value;
+    };
+    NodePtr differentiate_one(int R, int e0_index, const NodePtr &grad);
+    void collect_x_reads(OneGrad &g, const NodePtr &n);
+    void name_y(const OneGrad &g);
+    void find_active(OneGrad &g);
+    void consume(OneGrad &g, int C, int eidx, bool seed);
+    static Adj split_adjoint(const NodePtr &v, const Type &t);
+    void sweep_leaves(const Sweep &sw, int C, const Equation &e, bool seed,
+                      const std::vector<int> &V, std::vector<Leaf> *ls,
+                      std::vector<std::vector<Contribution>> *kpieces);
+    void store_back_values(OneGrad &g, int C, const Tensor &ct, const Equation &e, int self_idx,
+                           bool seed, const std::vector<Leaf> &ls,
+                           const std::vector<std::vector<Contribution>> &kpieces);
+    void adjoint_equations(OneGrad &g, int z);
+    std::vector<int> guarded_contributions(int z, const std::vector<Equation> &zeqs,
+                                           const Type &zt, const std::vector<Contribution> &ks);
+    static NodePtr tuple_of_sums(const Type &t, std::vector<int> &path,
+                                 const std::map<std::vector<int>, NodePtr> &sums, Loc loc);
+    static NodePtr grad_value(const OneGrad &g, const NodePtr &xn);
+
+    // ---- step 4: access inversion (autodiff_access.cpp) ----------------------------------------
+
     std::vector<Contribution> analyze_read(const Node &r, int c, const Equation &e, bool seed,
                                            const std::vector<int> &V);
-
     std::vector<Contribution> clamped_pieces(const Node &r, const Equation &e, Contribution k,
                                              const std::vector<size_t> &clamped,
                                              const std::string &rt) const;
-
     void check_identity_along(const Contribution &k, const Node &r, int c, const Equation &e,
                               bool seed, const std::vector<int> &V, const std::string &rt) const;
     std::pair<int64_t, int64_t> var_range(const Contribution &k, int v) const;
-
     NodePtr contribution(const Contribution &k, const std::vector<Affine> &u,
                          const std::vector<int64_t> &box, GuardPtr *cond, Loc loc);
-    NodePtr differentiate_one(int R, int e0_index, const NodePtr &grad);
 
     // ---- step 6: saved forward values ---------------------------------------------------------
 
@@ -231,6 +270,7 @@ private:
         NodePtr seed_y;  // the seed: y (its nodes are gone from E0's body)
         std::vector<int> backs;
     };
+
     void note_back(int C, int eq, const NodePtr &seed_y, int back);
     static int64_t transcendental_work(const Node &n);
     void save_forward_values(const BackSite &site);

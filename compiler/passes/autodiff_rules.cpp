@@ -287,7 +287,7 @@ auto E = [&](NodePtr a) { return un(UnaryOp::E, std::move(a), loc); }; \
             NodePtr dx;
             switch (n.uop) {
 #define TRL_UNARY(E, name, typing, f32, f64, i32, check, adjoint, ...) \
-case UnaryOp::E: dx = adjoint; break;
+    case UnaryOp::E: dx = adjoint; break;
 #include "ir/ops.def"
             }
             if (dx) give(x, dx);  // none: zero almost everywhere (floor, sign, …)
