@@ -40,8 +40,8 @@
 #include <tuple>
 
 #include "checks/checks.h"
-#include "driver/time_passes.h"
 #include "pdg/pdg_impl.h"
+#include "support/time_passes.h"
 
 namespace trlc {
 

@@ -14,7 +14,6 @@
 #include "checks/checks.h"
 #include "driver/build_program.h"
 #include "driver/runtime_bounds.h"
-#include "driver/time_passes.h"
 #include "externs/extern_host.h"
 #include "externs/externs.h"
 #include "frontend/ast_printer.h"
@@ -25,6 +24,7 @@
 #include "passes/autodiff.h"
 #include "passes/cse.h"
 #include "passes/incrementalize.h"
+#include "support/time_passes.h"
 
 namespace trlc {
 

@@ -23,8 +23,8 @@
 #include <map>
 #include <optional>
 
-#include "driver/time_passes.h"
 #include "memory/memplan_impl.h"
+#include "support/time_passes.h"
 
 #if __has_include("schedule/schedule_impl.h")
 #include "schedule/schedule_impl.h"

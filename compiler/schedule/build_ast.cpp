@@ -18,9 +18,9 @@
 #include <isl/schedule.h>
 #include <isl/schedule_node.h>
 
-#include "driver/time_passes.h"
 #include "schedule/runtime_loop_nest.h"
 #include "schedule/schedule_impl.h"
+#include "support/time_passes.h"
 
 namespace trlc {
 

@@ -45,10 +45,10 @@
 #include <isl/schedule_node.h>
 #include <isl/vec.h>
 
-#include "driver/time_passes.h"
 #include "pdg/pdg_impl.h"
 #include "schedule/clamp_split.h"
 #include "schedule/schedule_impl.h"
+#include "support/time_passes.h"
 
 namespace trlc {
 namespace {

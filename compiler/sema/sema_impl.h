@@ -125,6 +125,8 @@ struct Scope {
     std::string fn_name;              // inside a fn body
 };
 
+struct BuiltinCall;  // builtin_call.h
+
 class Sema {
 public:
     Sema(SourceManager &sm, Diagnostics &diag, const SemaOptions &opts)
@@ -204,6 +206,13 @@ public:
     Val matmul(Val a, Val b, Loc loc, const Scope &scope);
     Val sum_leaves(const Val &x, const ast::Expr &call, Scope &scope);  // sum(tuple) → scalar
     std::optional<std::vector<ir::Extent>> shape_arg(const ast::Expr &e, Scope &scope);
+    // one family of builtins each (nullopt: "bc" is not one of them); builtin_call.h
+    std::optional<Val> lower_elementwise_builtin(const BuiltinCall &bc);  // builtins_math.cpp
+    std::optional<Val> lower_reduction_builtin(const BuiltinCall &bc);    // builtins_math.cpp
+    std::optional<Val> lower_shape_builtin(const BuiltinCall &bc);        // builtins_shapes.cpp
+    std::optional<Val> lower_constructor_builtin(const BuiltinCall &bc);  // builtins_make.cpp
+    std::optional<Val> lower_random_builtin(const BuiltinCall &bc);       // builtins_make.cpp
+    std::optional<Val> lower_pytree_builtin(const BuiltinCall &bc);       // builtins_make.cpp
 
     // ---- inline_fn.cpp
     Val inline_fn(int fn, const ast::Expr &call, Scope &scope);

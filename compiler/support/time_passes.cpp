@@ -1,5 +1,5 @@
 // time_passes — the --time-passes report (see time_passes.h).
-#include "driver/time_passes.h"
+#include "support/time_passes.h"
 
 #include <cstdio>
 #include <vector>

@@ -6,6 +6,9 @@
 //   trlc: time:    9.80 s cpu    9.90 s wall    schedule: compute
 // Nested timers are indented under the enclosing one.  Off (the default), a timer
 // costs one branch.
+//
+// In support/ (below every stage) because the stages open timers themselves: checks/,
+// schedule/ and memory/ time their parts; the driver turns the report on and prints it.
 #pragma once
 
 #include <chrono>

@@ -1,0 +1,172 @@
+// outputs — the program's externs, emits and saves (sema's last step on equations).
+//
+// 5. lower_outputs: emits and saves.  An emit's `when` guard is any scalar bool
+//    expression of its variables (it may read tensors: an emit defines nothing).
+// lower_externs lowers the `extern` declarations' signatures, check_save_type what a `save`
+// may hold.
+#include <algorithm>
+#include <functional>
+
+#include "sema/sema_impl.h"
+
+namespace trlc::sema {
+
+void Sema::lower_externs() {
+    for (const ast::Decl *d : extern_decls_) {
+        ir::ExternFn f;
+        int module = 0;
+        for (size_t m = 0; m < modules_.size(); ++m)
+            for (const ast::Decl &x : modules_[m].ast->decls)
+                if (&x == d) module = static_cast<int>(m);
+        bool ok = true;
+        for (const ast::Param &p : d->params) {
+            if (!p.has_type) {
+                error(p.loc, "parameter '" + p.name + "' of extern fn '" + d->name +
+                                 "' needs a type, e.g. " + p.name + ": f32[4]");
+                ok = false;
+                continue;
+            }
+            auto ty = eval_type(p.type, module);
+            if (!ty) {
+                ok = false;
+                continue;
+            }
+            f.params.emplace_back(p.name, *ty);
+        }
+        if (!d->has_type) {
+            error(d->name_loc.valid() ? d->name_loc : d->loc,
+                  "extern fn '" + d->name + "' needs a result type: -> f32[4]");
+            ok = false;
+        } else if (auto r = eval_type(d->type, module)) {
+            f.result = *r;
+        } else {
+            ok = false;
+        }
+        if (ok) {
+            f.name = d->name;
+            f.header = d->module;
+            f.loc = d->name_loc.valid() ? d->name_loc : d->loc;
+        }
+        prog_.externs.push_back(f);
+    }
+}
+
+void Sema::lower_outputs() {
+    for (const ast::Decl &d : modules_[0].ast->decls) {
+        if (d.kind == ast::DeclKind::Emit) {
+            ir::Emit em;
+            em.stream = d.name;
+            em.loc = d.loc;
+            Scope scope;
+            bool ok = true;
+            for (const ast::PatternItem &p : d.pattern) {
+                int dim = listed_dim(p, "an emit");
+                if (dim < 0) {
+                    ok = false;
+                    continue;
+                }
+                if (std::count(em.vars.begin(), em.vars.end(), dim)) {
+                    error(p.expr->loc, "dim '" + p.expr->name + "' appears twice in the emit");
+                    ok = false;
+                    continue;
+                }
+                em.vars.push_back(dim);
+                scope.var_names.push_back(p.expr->name);
+            }
+            if (!ok) continue;
+            scope.vars = em.vars;
+            std::string dims;
+            for (const std::string &n : scope.var_names) dims += (dims.empty() ? "" : ", ") + n;
+            scope.binder = "emit \"" + d.name + "\"" + (dims.empty() ? "" : "[" + dims + "]");
+            for (const auto &[key, value] : d.fields) {
+                Val v;
+                try {
+                    v = lower(*value, scope);
+                } catch (const Deferred &) {
+                    continue;
+                }
+                if (v.ok()) em.fields.emplace_back(key, v.node);
+            }
+            if (d.guard) {
+                // Unlike an equation's guard, an emit's may read tensors: it defines nothing.
+                Val g;
+                try {
+                    g = lower(*d.guard, scope);
+                } catch (const Deferred &) {
+                    continue;
+                }
+                if (!g.ok()) continue;
+                const ir::Type &gt = g.type();
+                if (gt.is_tuple || gt.dtype != ir::DType::Bool || !gt.shape.empty()) {
+                    error(d.guard->loc, "emit guard must be a scalar bool, found " +
+                                            ir::type_to_string(gt, scope.var_names));
+                    continue;
+                }
+                em.guard = g.node;
+            }
+            prog_.emits.push_back(em);
+        } else if (d.kind == ast::DeclKind::Save) {
+            Scope scope;
+            scope.binder = "save (a saved value binds no dims)";
+            Val v;
+            try {
+                v = lower(*d.value, scope);
+            } catch (const Deferred &) {
+                continue;
+            }
+            if (!v.ok()) continue;
+            if (!check_save_type(d, v.type())) continue;
+            ir::Save s;
+            s.path = d.module;
+            s.value = v.node;
+            s.loc = d.loc;
+            prog_.saves.push_back(s);
+        }
+    }
+}
+
+/* A saved value must fit its file, which is only written after the whole program has run:
+ * `.npy` takes one array, `.npz` an array or a flat tuple of arrays (members arr_0, arr_1, …);
+ * a random key has no numpy form.  Reported here, before anything runs. */
+bool Sema::check_save_type(const ast::Decl &d, const ir::Type &ty) {
+    auto ends = [&](const char *ext) {
+        size_t n = std::string(ext).size();
+        return d.module.size() >= n && d.module.compare(d.module.size() - n, n, ext) == 0;
+    };
+    bool npz = ends(".npz");
+    if (!npz && !ends(".npy")) {
+        error(d.loc, "cannot save to \"" + d.module + "\": the file name must end in .npy (one "
+                     "array) or .npz (an array or a tuple of arrays)");
+        return false;
+    }
+    const ast::Expr &e = *d.value;
+    if (ty.is_tuple && !npz) {
+        error(e.loc, "a tuple cannot be saved to an .npy file; save it to an .npz file (members "
+                     "arr_0, arr_1, …)");
+        return false;
+    }
+    std::vector<const ir::Type *> leaves;
+    if (ty.is_tuple)
+        for (const ir::Type &m : ty.elems) leaves.push_back(&m);
+    else
+        leaves.push_back(&ty);
+    for (size_t k = 0; k < leaves.size(); ++k) {
+        std::string what = ty.is_tuple ? "element " + std::to_string(k) + " of the saved tuple" :
+                                         std::string("the saved value");
+        if (leaves[k]->is_tuple) {
+            error(e.loc, "cannot save a nested tuple: " + what + " is a tuple " +
+                             ir::type_to_string(*leaves[k], {}) +
+                             "; list its arrays in one flat tuple, e.g. save (p[0][0], p[0][1], "
+                             "p[1]) to \"" + d.module + "\"");
+            return false;
+        }
+        if (leaves[k]->dtype == ir::DType::Key) {
+            error(e.loc, "cannot save a random key: " + what + " is a key (draw numbers from it "
+                         "with uniform or normal and save those)");
+            return false;
+        }
+    }
+    return true;
+}
+
+}  // namespace trlc::sema
