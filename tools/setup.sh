@@ -10,6 +10,7 @@ APT_PACKAGES=(
     libisl-dev
     llvm-14-dev libclang-14-dev clang-14 llvm-14-tools libclang-rt-14-dev
     nlohmann-json3-dev libcli11-dev libgtest-dev
+    libssl-dev
     libopenblas-dev libxsmm-dev
     ccache
 )

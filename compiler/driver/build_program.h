@@ -23,6 +23,9 @@ struct BuildOptions {
      *  adds -fsanitize=LIST -fno-omit-frame-pointer -g.  "": none. */
     std::string sanitize;
     bool standalone = false;              // the source has the runtime inlined (--standalone)
+    /** The build cache's directory (build_cache.h), "" for none: the runtime's sources are
+     *  compiled once into objects there (per toolchain, flags and runtime text) and linked. */
+    std::string cache_dir;
 };
 
 /** The CUDA architectures to build for when --cuda-arch is not given: the compute capabilities

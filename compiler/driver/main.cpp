@@ -37,7 +37,9 @@ const char *kDescription =
     "  -o OUT          builds the executable OUT: writes the generated .cu and compiles\n"
     "                  it with the runtime (--target=host: $CXX, default c++, with OpenMP\n"
     "                  and OpenBLAS; --target=cuda: nvcc, or $TRLC_NVCC, with cuBLAS);\n"
-    "                  OUT --help lists the program's own options\n"
+    "                  OUT --help lists the program's own options; a build from the\n"
+    "                  same inputs as an earlier one copies that executable from the\n"
+    "                  build cache ($TRLC_CACHE_DIR, else ~/.cache/trlc; --no-cache)\n"
     "With none of these, trlc only checks the program.\n"
     "\n"
     "Passes, in order (names for --print-after, --stop-after and --time-passes):\n"
@@ -110,6 +112,11 @@ int main(int argc, char **argv) {
     app.add_option("--log", opts.log_path, "write emit records to FILE instead of stdout");
     app.add_option("-o", opts.output,
                    "build the executable OUT from the generated .cu (host compiler or nvcc)");
+    bool no_cache = false;
+    app.add_flag("--no-cache", no_cache,
+                 "with -o: build even if the build cache holds an executable built from the same "
+                 "inputs, and do not store this one ($TRLC_CACHE_DIR, else ~/.cache/trlc; "
+                 "TRLC_CACHE_DIR=off turns the cache off)");
     app.add_option("--target", opts.target,
                    "host (C++ compiler, OpenMP, OpenBLAS) or cuda (nvcc, cuBLAS); default: cuda "
                    "when nvidia-smi -L lists a GPU, else host")
@@ -156,6 +163,8 @@ int main(int argc, char **argv) {
     if (!trlc::parse_command_line(app, argc, argv, &exit_code)) return exit_code;
     opts.color = !opts.no_color && isatty(STDERR_FILENO) && getenv("NO_COLOR") == nullptr;
     opts.raw_defines = defines;
+    opts.argv.assign(argv + 1, argv + argc);
+    opts.cache = !no_cache;
     opts.vectorize = !no_vectorize;
     opts.incrementalize = !no_incrementalize;
     opts.verify_each = !no_verify;

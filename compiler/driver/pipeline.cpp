@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "checks/checks.h"
+#include "driver/build_cache.h"
 #include "driver/build_program.h"
 #include "driver/runtime_bounds.h"
 #include "externs/extern_host.h"
@@ -185,6 +186,7 @@ BuildOptions build_options(const DriverOptions &opts) {
     b.keep_source = opts.keep_source;
     b.sanitize = opts.sanitize;
     b.standalone = opts.standalone;
+    b.cache_dir = opts.cache ? build_cache_dir() : "";
     return b;
 }
 
@@ -362,6 +364,48 @@ void verify_after(const Stage &st, const PipelineState &s) {
     throw InternalError{msg};
 }
 
+/** The build cache's key of "s" after sema (driver/build_cache.h lists what it covers); "" when
+ *  the build is not cacheable: caching off, --print-after asked, or extern fns (their headers
+ *  are inputs trlc does not track). */
+std::string build_cache_key(const PipelineState &s) {
+    if (!s.opts.cache || !s.opts.print_after.empty() || !s.prog.externs.empty()) return "";
+    BuildKey key;
+    std::string args;
+    for (const std::string &a : key_arguments(s.opts.argv)) args += a + '\0';
+    key.add("arguments", args);
+    key.add_tool("/proc/self/exe");
+    for (int f = 0; f < s.sm.size(); ++f) key.add("source " + s.sm.file(f).path, s.sm.file(f).text);
+    const char *rt = getenv("TRLC_RUNTIME_DIR");
+    key.add_tree(rt && *rt ? rt : TRLC_RUNTIME_DIR);
+    const char *cxx = getenv("CXX");
+    key.add_tool(cxx && *cxx ? cxx : "c++");
+    const char *nvcc = getenv("TRLC_NVCC");
+    key.add_tool(nvcc && *nvcc ? nvcc : "nvcc");
+    key.add_tool("nvidia-smi");
+    for (const char *v : {"CXX", "TRLC_NVCC", "TRLC_RUNTIME_DIR", "PATH", "TMPDIR"}) key.add_env(v);
+    return key.hex();
+}
+
+/** run_pipeline up to "goal", with the build cache when the goal is an -o build: on a hit after
+ *  sema the cached executable is copied (no schedule, plan or C++ build); a fresh build is
+ *  stored. */
+int run_cached(PipelineState &s, const std::string &goal) {
+    std::string dir = goal == "build" ? build_cache_dir() : "";
+    if (dir.empty() || !s.opts.cache) return run_pipeline(s, goal);
+    int code = run_pipeline(s, "sema");
+    if (code != 0) return code;
+    std::string key = build_cache_key(s);
+    if (key.empty()) return run_pipeline(s, goal);
+    if (fetch_cached_build(dir, key, s.opts.output, s.opts.keep_source)) {
+        std::cerr << "trlc: " << s.opts.output << " is up to date: the build cache (" << dir
+                  << ") holds it, built from the same inputs (--no-cache rebuilds)\n";
+        return 0;
+    }
+    code = run_pipeline(s, goal);
+    if (code == 0) store_cached_build(dir, key, s.opts.output, s.opts.keep_source);
+    return code;
+}
+
 }  // namespace
 
 PipelineState::PipelineState(const DriverOptions &o, SourceManager &s, Diagnostics &d)
@@ -453,7 +497,7 @@ int run_driver(const DriverOptions &opts) {
                 code = 1;
             } else {
                 PipelineState s(opts, sm, diag);
-                code = run_pipeline(s, pipeline_goal(opts));
+                code = run_cached(s, pipeline_goal(opts));
             }
         }
         print_time_passes(std::cerr);

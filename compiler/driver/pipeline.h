@@ -53,6 +53,9 @@ struct DriverOptions {
     uint64_t seed = 0;
     std::string log_path;
     std::string output;  // -o: build an executable (build_program.h)
+    /** The command line as typed (argv[1..]): part of the build cache's key (build_cache.h). */
+    std::vector<std::string> argv;
+    bool cache = true;   // --no-cache: -o builds without reading or writing the build cache
     std::string target;  // --target: "", host, cuda
     std::vector<std::string> cuda_archs;  // --cuda-arch
     int opt_level = -1;  // -O0 .. -O3 for the toolchain; -1: the target's default (BuildOptions)

@@ -37,6 +37,7 @@
 #include <sstream>
 
 #include "schedule/runtime_loop_nest.h"
+#include "support/time_passes.h"
 
 namespace trlc {
 
@@ -209,33 +210,48 @@ private:
         return "";
     }
 
-    /** The kernels of the program at "values" (bound index → value; null: the compiled
-     *  program) under nest "nest", after comparing its memory plan; "" and the text in
-     *  "kernels", or a reason. */
-    std::string variant(const std::map<int, int64_t> &values, const LoopNodePtr &nest,
-                        const std::vector<BoundInfo> &bounds, bool shift,
-                        const std::string &domains, std::string *kernels) {
+    /** The program at "values" (bound index → value) under the compiled schedule: "" and the
+     *  compilation in "out" (its statements and dependences checked against the parametric
+     *  "domains"), or a reason.  Cheap (no scheduler, no memory plan), so it runs before the
+     *  parametric loop nest is built. */
+    std::string variant_schedule(const std::map<int, int64_t> &values, bool shift,
+                                 const std::string &domains, std::unique_ptr<Variant> *out) {
         std::vector<std::string> defines;
         for (const auto &v : values)
             defines.push_back(names_[v.first] + "=" + std::to_string(v.second));
-        auto out = std::make_unique<Variant>(nested_options(opts_, defines));
-        PipelineState &st = out->st;
+        auto var = std::make_unique<Variant>(nested_options(opts_, defines));
+        PipelineState &st = var->st;
+        try {
+            if (run_pipeline(st, "dead-points") != 0) return kNoCompile;
+            std::string why;
+            PassTimer timer("compiled schedule at the other value");
+            if (!schedule_like(st.prog, st.pdg, st.vec.batch, prog_, sched_, shift, domains,
+                               st.sched, &why))
+                return why;
+        } catch (...) {  // isl, internal errors: this value is simply not usable
+            return kNoCompile;
+        }
+        *out = std::move(var);
+        return "";
+    }
+
+    /** The kernels of variant "var" (variant_schedule's) under loop nest "nest", after comparing
+     *  its memory plan; "" and the text in "kernels", or a reason. */
+    std::string variant_kernels(Variant &var, const LoopNodePtr &nest,
+                                const std::vector<BoundInfo> &bounds, std::string *kernels) {
+        PipelineState &st = var.st;
         CodegenOptions cg = cg_;
         cg.bounds = bounds;
         cg.loop_nest = nest;
         try {
-            if (run_pipeline(st, "dead-points") != 0) return kNoCompile;
-            std::string why;
-            if (!schedule_like(st.prog, st.pdg, st.vec.batch, prog_, sched_, shift, domains,
-                               st.sched, &why))
-                return why;
-            st.plan = plan_memory(st.prog, st.pdg, st.sched, out->diag);
-            if (out->diag.has_errors()) return kNoCompile;
+            st.plan = plan_memory(st.prog, st.pdg, st.sched, var.diag);
+            if (var.diag.has_errors()) return kNoCompile;
             if (!same_layout(plan_, st.plan)) return kSizesBuffer;
-            *kernels = kernel_part(emit_cuda(st.prog, st.pdg, st.sched, st.plan, &out->sm, cg));
+            PassTimer timer("kernels at the other value");
+            *kernels = kernel_part(emit_cuda(st.prog, st.pdg, st.sched, st.plan, &var.sm, cg));
         } catch (const CodegenError &) {
             return kCompiledIn;
-        } catch (...) {  // isl, internal errors: this value is simply not usable
+        } catch (...) {
             return kNoCompile;
         }
         return "";
@@ -281,7 +297,31 @@ private:
             std::map<int, int64_t> mins = accepted;
             mins[k] = t.second;
             std::string why, domains;
-            LoopNodePtr n = parametric_loop_nest(prog_, pdg_, sched_, mins, shift, &why, &domains);
+            bool proven = false;
+            {
+                PassTimer timer("parametric domains and dependences");
+                proven = parametric_domains(prog_, pdg_, sched_, mins, shift, &why, &domains);
+            }
+            if (!proven) {
+                reason = "the schedule changes with it (" + why + ")";
+                continue;
+            }
+            std::map<int, int64_t> values = accepted;  // the others at their smallest values
+            values[k] = t.first;
+            // The program at the other value first: its statements and dependences against
+            // the parametric ones (a guard or an index that follows the bound fails here,
+            // before the costly loop nest is built).
+            std::unique_ptr<Variant> var;
+            std::string why_here = variant_schedule(values, shift, domains, &var);
+            if (!why_here.empty()) {
+                if (shift || first.empty()) first = why_here;
+                continue;
+            }
+            LoopNodePtr n;
+            {
+                PassTimer timer("parametric loop nest");
+                n = parametric_loop_nest(prog_, pdg_, sched_, mins, shift, &why);
+            }
             if (!n) {
                 reason = "the schedule changes with it (" + why + ")";
                 continue;
@@ -296,10 +336,8 @@ private:
             } catch (const CodegenError &) {
                 return kCompiledIn;
             }
-            std::map<int, int64_t> values = accepted;  // the others at their smallest values
-            values[k] = t.first;
             std::string kernels;
-            std::string why_here = variant(values, n, cg.bounds, shift, domains, &kernels);
+            why_here = variant_kernels(*var, n, cg.bounds, &kernels);
             if (why_here.empty() && kernels != base) why_here = compiled_in(base, kernels);
             if (why_here.empty()) why_here = statements_at_large(k);
             if (why_here.empty()) {

@@ -38,6 +38,7 @@
 
 #include "pdg/pdg_impl.h"
 #include "schedule/schedule_impl.h"
+#include "support/time_passes.h"
 
 namespace trlc {
 
@@ -376,9 +377,14 @@ std::pair<isl::union_set, isl::union_map> at_values(const std::string &text,
 
 }  // namespace
 
-LoopNodePtr parametric_loop_nest(const ir::Program &prog, const Pdg &pdg, const Schedule &sched,
-                                 const std::map<int, int64_t> &min_values, bool shift,
-                                 std::string *why, std::string *domains) {
+namespace {
+
+/** parametric_loop_nest, or with "ast" false its steps 1 to 3 only: then "proven" says whether
+ *  they hold and the result is null. */
+LoopNodePtr parametric(const ir::Program &prog, const Pdg &pdg, const Schedule &sched,
+                       const std::map<int, int64_t> &min_values, bool shift, std::string *why,
+                       std::string *domains, bool ast_too, bool *proven) {
+    *proven = false;
     const PdgImpl &g = pdg.impl();
     const ScheduleImpl &im = sched.impl();
     std::map<std::string, int64_t> keep;
@@ -475,10 +481,18 @@ LoopNodePtr parametric_loop_nest(const ir::Program &prog, const Pdg &pdg, const 
             }
         }
         if (domains) *domains = isl_text(domain) + "\n" + isl_text(flow.coalesce());
+        if (!ast_too) {
+            *proven = true;
+            return nullptr;
+        }
         // 4. isl's AST of the lifted schedule for every value in the context.
-        isl_ast_build *build = isl_ast_build_from_context(par.context().release());
-        isl_ast_node *ast = isl_ast_build_node_from_schedule(build, lifted.release());
-        isl_ast_build_free(build);
+        isl_ast_node *ast = nullptr;
+        {
+            PassTimer ast_timer("parametric AST");
+            isl_ast_build *build = isl_ast_build_from_context(par.context().release());
+            ast = isl_ast_build_node_from_schedule(build, lifted.release());
+            isl_ast_build_free(build);
+        }
         if (!ast) {
             *why = "isl could not build the parametric loop nest";
             return nullptr;
@@ -486,14 +500,33 @@ LoopNodePtr parametric_loop_nest(const ir::Program &prog, const Pdg &pdg, const 
         LoopNodePtr root = loop_nest_from_ast(sched, ast, ast_params);
         isl_ast_node_free(ast);
         // 5. The loop nest's own order, for every value (schedule/ast_order.cpp; helper astorder).
+        PassTimer order_timer("parametric loop nest order");
         *why = check_loop_nest_order(sched, *root, domain.intersect_params(par.context()),
                                      flow.intersect_params(par.context()), ast_params);
         if (!why->empty()) return nullptr;
+        *proven = true;
         return root;
     } catch (const isl::exception &e) {
         *why = std::string("isl: ") + (e.what() ? e.what() : "error");
         return nullptr;
     }
+}
+
+}  // namespace
+
+LoopNodePtr parametric_loop_nest(const ir::Program &prog, const Pdg &pdg, const Schedule &sched,
+                                 const std::map<int, int64_t> &min_values, bool shift,
+                                 std::string *why, std::string *domains) {
+    bool proven = false;
+    return parametric(prog, pdg, sched, min_values, shift, why, domains, true, &proven);
+}
+
+bool parametric_domains(const ir::Program &prog, const Pdg &pdg, const Schedule &sched,
+                        const std::map<int, int64_t> &min_values, bool shift, std::string *why,
+                        std::string *domains) {
+    bool proven = false;
+    parametric(prog, pdg, sched, min_values, shift, why, domains, false, &proven);
+    return proven;
 }
 
 bool schedule_like(const ir::Program &prog, const Pdg &pdg, const std::vector<bool> &batch_dims,

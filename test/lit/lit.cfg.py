@@ -31,6 +31,9 @@ config.environment["PATH"] = path
 config.environment["FILECHECK_OPTS"] = "-enable-var-scope --allow-unused-prefixes=false"
 # Diagnostics are tested without colour; a test that wants colour asks for it.
 config.environment["TERM"] = "dumb"
+# Every -o builds the program: the build cache (compiler/driver/build_cache.h) stays off, so no
+# test passes on an executable an earlier run built; driver/build-cache.test turns it on.
+config.environment["TRLC_CACHE_DIR"] = "off"
 for var in ("PYTHONPATH", "HOME"):
     if var in os.environ:
         config.environment[var] = os.environ[var]

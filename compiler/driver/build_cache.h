@@ -1,0 +1,72 @@
+#pragma once
+// build_cache — `trlc prog.trl -o prog` run again on the same inputs copies the executable it
+// built before instead of scheduling, planning and compiling the program again (issue 14: an
+// unchanged program rebuilds in under a second; PPO CartPole's cold build is about 17 s).
+//
+// The key of a build is the SHA-256 (OpenSSL) of everything the executable depends on:
+//   * the trlc executable (its path, size and modification time: a rebuilt trlc is another
+//     compiler; hashing its ~100 MB would cost more than the lookup saves),
+//   * the command line without the -o name (options, -D, --bound checks, the target, -O, ...),
+//   * the path and the bytes of every .trl file the compilation read (the program and each
+//     imported module, std modules included),
+//   * every file under the runtime directory (its headers and sources are compiled in),
+//   * the toolchain: $CXX or c++ (host), nvcc (cuda) resolved on PATH, by path, size and time,
+//     and the environment variables that change a build (CXX, TRLC_NVCC, TRLC_RUNTIME_DIR,
+//     PATH, and whether nvidia-smi is found, which picks the default target).
+// A program with `extern fn`s is not cached: their C++ headers (and what those include) are
+// inputs trlc does not track.
+//
+// Where: $TRLC_CACHE_DIR, else $XDG_CACHE_HOME/trlc, else $HOME/.cache/trlc; one directory per
+// key holding the executable (and the generated source, for --keep-source), and runtime-KEY
+// directories of the runtime's sources compiled once per toolchain and flags (build_program.cpp,
+// so that a cache miss compiles only the generated source).  The newest 64 programs and 8
+// runtime sets are kept.  `--no-cache` (or TRLC_CACHE_DIR=off) builds without reading or writing it;
+// deleting the directory is always safe.
+#include <string>
+#include <vector>
+
+namespace trlc {
+
+/** The cache directory named by the environment (see the file comment); "" when caching is off
+ *  (TRLC_CACHE_DIR=off) or no directory can be named (no HOME). */
+std::string build_cache_dir();
+
+/** Incremental SHA-256 of a build's inputs, each added with a label. */
+class BuildKey {
+public:
+    BuildKey();
+    ~BuildKey();
+    BuildKey(const BuildKey &) = delete;
+    BuildKey &operator=(const BuildKey &) = delete;
+    /** "label", its length and "data". */
+    void add(const std::string &label, const std::string &data);
+    /** "path" and its bytes ("missing" when it cannot be read). */
+    void add_file(const std::string &path);
+    /** Every regular file under directory "dir", in sorted path order (path and bytes). */
+    void add_tree(const std::string &dir);
+    /** The program "name" (a path, or found on PATH): its resolved path, size and mtime. */
+    void add_tool(const std::string &name);
+    /** Environment variable "name" (unset and empty differ). */
+    void add_env(const char *name);
+    /** The key: 64 hex digits.  Call once, after the last add. */
+    std::string hex();
+
+private:
+    void *ctx_;  // EVP_MD_CTX
+};
+
+/** The command line "argv" (argv[1..]) without the -o operand, for the key. */
+std::vector<std::string> key_arguments(const std::vector<std::string> &argv);
+
+/** A hit: copies the executable cached under "key" in "dir" to "output" (and its source to
+ *  output + ".cu" when "keep_source") and returns true.  False on a miss or any I/O problem. */
+bool fetch_cached_build(const std::string &dir, const std::string &key, const std::string &output,
+                        bool keep_source);
+
+/** Stores the freshly built "output" (and output + ".cu" when it exists and "keep_source") under
+ *  "key", then removes all but the newest 64 entries.  Failures are silent: the cache is an
+ *  optimization, never a reason for a build to fail. */
+void store_cached_build(const std::string &dir, const std::string &key, const std::string &output,
+                        bool keep_source);
+
+}  // namespace trlc
