@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""compile_time.py — from a .trl edit to a running program (issue 14), per sample, on one core.
+
+For each sample (default: every samples/*.trl) it times, wall clock, with the process pinned to
+one core (taskset -c CORE):
+  frontend  `trlc S --emit=cuda`: parse .. codegen (schedule, memory plan, run-time bound check)
+  cold      `trlc S -o X` with an empty build cache (compiler/driver/build_cache.h): the front
+            end, the runtime's sources compiled into objects, the generated source compiled
+  edit      the same with the runtime objects already cached but no program entry: what a
+            user waits for after editing the program
+  hit       `trlc S -o X` again on unchanged inputs: the executable copied from the cache
+and, once, the JAX arm's ahead-of-time compile of the same PPO CartPole training
+(tools/bench/peers/ppo_cartpole_jax.py --iterations 1, its "compile_seconds"; skipped when jax
+is missing), for the ratio issue 14 asks about (trlc's edit build of ppo_cartpole at most half
+of JAX's compile).
+
+    python3 tools/bench/compile_time.py [--trlc build/compiler/trlc] [--core 1] [--json]
+        [--samples samples/ppo_cartpole.trl ...]
+"""
+import argparse
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def timed(cmd, env, core):
+    """Wall seconds of "cmd" pinned to "core"; raises on a non-zero exit."""
+    full = (["taskset", "-c", str(core)] if shutil.which("taskset") else []) + cmd
+    t0 = time.perf_counter()
+    r = subprocess.run(full, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    dt = time.perf_counter() - t0
+    if r.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed ({r.returncode}):\n{r.stderr[-2000:]}")
+    return dt, r.stdout
+
+
+def sample_times(trlc, sample, core, work):
+    env = dict(os.environ)
+    cache = os.path.join(work, "cache")
+    shutil.rmtree(cache, ignore_errors=True)
+    env["TRLC_CACHE_DIR"] = cache
+    exe = os.path.join(work, "prog")
+    out = {"sample": os.path.relpath(sample, ROOT)}
+    out["frontend"], _ = timed([trlc, sample, "--emit=cuda"], env, core)
+    out["cold"], _ = timed([trlc, sample, "-o", exe, "--target=host"], env, core)
+    for entry in os.listdir(cache):  # keep the runtime objects, forget the program
+        if not entry.startswith("runtime-"):
+            shutil.rmtree(os.path.join(cache, entry))
+    out["edit"], _ = timed([trlc, sample, "-o", exe, "--target=host"], env, core)
+    out["hit"], _ = timed([trlc, sample, "-o", exe, "--target=host"], env, core)
+    return out
+
+
+def jax_compile(core):
+    script = os.path.join(ROOT, "tools", "bench", "peers", "ppo_cartpole_jax.py")
+    try:
+        _, stdout = timed([sys.executable, script, "--iterations", "1"], dict(os.environ), core)
+    except RuntimeError as e:
+        return None, str(e).splitlines()[-1] if str(e) else "failed"
+    return json.loads(stdout.strip().splitlines()[-1])["compile_seconds"], None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--trlc", default=os.path.join(ROOT, "build", "compiler", "trlc"))
+    ap.add_argument("--core", type=int, default=1)
+    ap.add_argument("--samples", nargs="*", default=None)
+    ap.add_argument("--no-jax", action="store_true")
+    ap.add_argument("--json", action="store_true")
+    a = ap.parse_args()
+    samples = a.samples or sorted(glob.glob(os.path.join(ROOT, "samples", "*.trl")))
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="trlc-compile-time-") as work:
+        for s in samples:
+            rows.append(sample_times(a.trlc, os.path.abspath(s), a.core, work))
+            if not a.json:
+                r = rows[-1]
+                print(f"{r['sample']:32s} frontend {r['frontend']:6.2f} s  cold {r['cold']:6.2f} s  "
+                      f"edit {r['edit']:6.2f} s  hit {r['hit']:5.2f} s", flush=True)
+    jax_s, why = (None, "--no-jax") if a.no_jax else jax_compile(a.core)
+    ppo = next((r for r in rows if r["sample"].endswith("ppo_cartpole.trl")), None)
+    summary = {"rows": rows, "jax_compile": jax_s}
+    if jax_s and ppo:
+        summary["ppo_edit_over_jax"] = round(ppo["edit"] / jax_s, 3)
+    if a.json:
+        print(json.dumps(summary, indent=1))
+        return
+    if jax_s is None:
+        print(f"JAX compile: not measured ({why})")
+    else:
+        print(f"JAX compile of the PPO CartPole training (one core): {jax_s:.2f} s")
+        if ppo:
+            print(f"ppo_cartpole edit build / JAX compile = {ppo['edit'] / jax_s:.2f} "
+                  f"(issue 14 asks <= 0.5)")
+
+
+if __name__ == "__main__":
+    main()
