@@ -51,6 +51,7 @@
 
 #include "driver/build_cache.h"
 #include "externs/subprocess.h"
+#include "support/install_dirs.h"
 
 namespace trlc {
 
@@ -263,7 +264,7 @@ bool check_build_options(const BuildOptions &opts, Diagnostics &diag) {
 int build_program(const std::string &source, const BuildOptions &opts, Diagnostics &diag) {
     // --sanitize builds for the host (check_build_options rejects it with --target=cuda).
     std::string target = !opts.target.empty() ? opts.target : !opts.sanitize.empty() ? "host" : detect_target();
-    std::string rt = env_or("TRLC_RUNTIME_DIR", TRLC_RUNTIME_DIR);
+    std::string rt = runtime_dir();
     std::string tmpl_s = env_or("TMPDIR", "/tmp") + "/trlc-XXXXXX";
     std::vector<char> tmpl(tmpl_s.begin(), tmpl_s.end());
     tmpl.push_back('\0');

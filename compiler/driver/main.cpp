@@ -117,6 +117,9 @@ int main(int argc, char **argv) {
                  "with -o: build even if the build cache holds an executable built from the same "
                  "inputs, and do not store this one ($TRLC_CACHE_DIR, else ~/.cache/trlc; "
                  "TRLC_CACHE_DIR=off turns the cache off)");
+    app.add_option("--depfile", opts.depfile,
+                   "with -o: after the build, write FILE as a Makefile rule 'OUT: every .trl file "
+                   "read' (imports and std modules), for CMake's DEPFILE and Ninja");
     app.add_option("--target", opts.target,
                    "host (C++ compiler, OpenMP, OpenBLAS) or cuda (nvcc, cuBLAS); default: cuda "
                    "when nvidia-smi -L lists a GPU, else host")

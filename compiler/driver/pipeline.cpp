@@ -25,6 +25,7 @@
 #include "passes/autodiff.h"
 #include "passes/cse.h"
 #include "passes/incrementalize.h"
+#include "support/install_dirs.h"
 #include "support/time_passes.h"
 
 namespace trlc {
@@ -62,8 +63,7 @@ bool parse_define(const std::string &raw, SemaOptions &sema, Diagnostics &diag) 
 int parse_stage(PipelineState &s) {
     s.sema.include_dirs = s.opts.include_dirs;
     s.sema.import_root = s.opts.import_root;
-    s.sema.stdlib_dir = TRLC_STDLIB_DIR;
-    if (const char *env = getenv("TRLC_STDLIB_DIR")) s.sema.stdlib_dir = env;
+    s.sema.stdlib_dir = stdlib_dir();
     bool defines_ok = true;
     for (const std::string &d : s.opts.raw_defines) defines_ok &= parse_define(d, s.sema, s.diag);
     if (!defines_ok) return 1;
@@ -375,8 +375,7 @@ std::string build_cache_key(const PipelineState &s) {
     key.add("arguments", args);
     key.add_tool("/proc/self/exe");
     for (int f = 0; f < s.sm.size(); ++f) key.add("source " + s.sm.file(f).path, s.sm.file(f).text);
-    const char *rt = getenv("TRLC_RUNTIME_DIR");
-    key.add_tree(rt && *rt ? rt : TRLC_RUNTIME_DIR);
+    key.add_tree(runtime_dir());
     const char *cxx = getenv("CXX");
     key.add_tool(cxx && *cxx ? cxx : "c++");
     const char *nvcc = getenv("TRLC_NVCC");
@@ -386,10 +385,46 @@ std::string build_cache_key(const PipelineState &s) {
     return key.hex();
 }
 
+/** "path" escaped for a Makefile rule (spaces, '#', '$'). */
+std::string make_escape(const std::string &path) {
+    std::string out;
+    for (char c : path) {
+        if (c == ' ' || c == '#') out += '\\';
+        if (c == '$') out += '$';
+        out += c;
+    }
+    return out;
+}
+
+/** --depfile: "OUT: the .trl files read" (those on disk), for CMake's and Ninja's depfiles. */
+int write_depfile(const PipelineState &s) {
+    std::ofstream f(s.opts.depfile);
+    f << make_escape(s.opts.output) << ":";
+    for (int k = 0; k < s.sm.size(); ++k) {
+        const std::string &p = s.sm.file(k).path;
+        if (std::ifstream(p).good()) f << " \\\n  " << make_escape(p);
+    }
+    f << "\n";
+    f.close();
+    if (!f) {
+        s.diag.error("cannot write the dependency file '" + s.opts.depfile + "'");
+        return 1;
+    }
+    return 0;
+}
+
 /** run_pipeline up to "goal", with the build cache when the goal is an -o build: on a hit after
  *  sema the cached executable is copied (no schedule, plan or C++ build); a fresh build is
- *  stored. */
+ *  stored.  Then the --depfile. */
+int run_cached_build(PipelineState &s, const std::string &goal);
+
 int run_cached(PipelineState &s, const std::string &goal) {
+    int code = run_cached_build(s, goal);
+    if (code == 0 && goal == "build" && !s.opts.depfile.empty()) code = write_depfile(s);
+    return code;
+}
+
+int run_cached_build(PipelineState &s, const std::string &goal) {
     std::string dir = goal == "build" ? build_cache_dir() : "";
     if (dir.empty() || !s.opts.cache) return run_pipeline(s, goal);
     int code = run_pipeline(s, "sema");
@@ -493,7 +528,10 @@ int run_driver(const DriverOptions &opts) {
         {
             PassTimer t("total");
             // The command line's build options before any work on the program.
-            if (!opts.output.empty() && !check_build_options(build_options(opts), diag)) {
+            if (!opts.depfile.empty() && opts.output.empty()) {
+                diag.error("--depfile FILE needs -o OUT: it lists what OUT was built from");
+                code = 1;
+            } else if (!opts.output.empty() && !check_build_options(build_options(opts), diag)) {
                 code = 1;
             } else {
                 PipelineState s(opts, sm, diag);

@@ -56,6 +56,9 @@ struct DriverOptions {
     /** The command line as typed (argv[1..]): part of the build cache's key (build_cache.h). */
     std::vector<std::string> argv;
     bool cache = true;   // --no-cache: -o builds without reading or writing the build cache
+    /** --depfile FILE (with -o): after a build, write "OUT: every .trl file read" in Makefile
+     *  syntax, as compilers' -MF does (CMake's DEPFILE, Ninja's depfile). */
+    std::string depfile;
     std::string target;  // --target: "", host, cuda
     std::vector<std::string> cuda_archs;  // --cuda-arch
     int opt_level = -1;  // -O0 .. -O3 for the toolchain; -1: the target's default (BuildOptions)

@@ -23,6 +23,7 @@
 #include <set>
 
 #include "externs/externs.h"
+#include "support/install_dirs.h"
 
 namespace trlc {
 
@@ -394,8 +395,7 @@ std::string extern_header_path(const ir::ExternFn &f, const SourceManager &sm,
 
 bool check_externs(const ir::Program &prog, SourceManager &sm,
                    const std::vector<std::string> &include_dirs, Diagnostics &diag) {
-    std::string runtime = TRLC_RUNTIME_DIR;
-    if (const char *env = getenv("TRLC_RUNTIME_DIR"); env && *env) runtime = env;
+    std::string runtime = runtime_dir();
     bool ok = true;
     // One parse per header, shared by the externs it declares.
     std::map<std::string, std::vector<const ir::ExternFn *>> by_header;

@@ -2,6 +2,7 @@
 // extern_host.h).  The wrapper of `extern "h.cuh" fn f(s: f64[4], a: i32) -> (f64[4], bool)`:
 //
 //     #include "/abs/h.cuh"
+#include "support/install_dirs.h"
 //     extern "C" void trlc_extern_f(const double *const *in, double *const *out) {
 //         double a0[4]; for (int i = 0; i < 4; ++i) a0[i] = (double)in[0][i];
 //         int32_t a1 = (int32_t)in[1][0];
@@ -121,8 +122,7 @@ bool load_host_externs(const ir::Program &prog, const SourceManager &sm,
     std::string dir = tmpl.data(), cpp = dir + "/externs.cpp", so = dir + "/externs.so",
                 log = dir + "/log.txt";
     std::ofstream(cpp) << src;
-    std::string runtime = TRLC_RUNTIME_DIR;
-    if (const char *env = getenv("TRLC_RUNTIME_DIR"); env && *env) runtime = env;
+    std::string runtime = runtime_dir();
     const char *cxx = getenv("CXX");
     std::vector<std::string> argv = {cxx && *cxx ? cxx : "c++", "-std=c++17", "-O2",
                                      "-ffp-contract=off", "-fPIC", "-shared", "-w"};

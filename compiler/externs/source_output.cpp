@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "externs/externs.h"
+#include "support/install_dirs.h"
 
 namespace trlc {
 
@@ -170,8 +171,7 @@ std::string finish_source(const std::string &source, const ir::Program &prog,
     std::string s = add_extern_includes(source, prog, sm, include_dirs);
     if (opts.format) s = format_source(s);
     if (opts.standalone) {
-        std::string runtime = TRLC_RUNTIME_DIR;
-        if (const char *env = getenv("TRLC_RUNTIME_DIR"); env && *env) runtime = env;
+        std::string runtime = runtime_dir();
         s = standalone(s, runtime);
     }
     return s;
