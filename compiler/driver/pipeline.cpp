@@ -113,7 +113,23 @@ int pdg_stage(PipelineState &s) {
     return 0;
 }
 
+/** A program with no emit and no save computes nothing anyone can see (dead-points then keeps
+ *  nothing): a warning at its first tensor (the file's start when it has none). */
+void warn_unobservable(const PipelineState &s) {
+    if (!s.prog.emits.empty() || !s.prog.saves.empty()) return;
+    Loc at{0, 1, 1, 1};
+    for (const auto &t : s.prog.tensors)
+        if (t.loc.valid() && t.loc.file == 0) {
+            at = t.loc;
+            break;
+        }
+    s.diag.warning(at, "nothing is observable: the program has no `emit` and no `save`, so its "
+                       "executable computes nothing (write `emit \"name\"[i] { x: x[i] }` or "
+                       "`save x[I] to \"x.npz\"`)");
+}
+
 int checks_stage(PipelineState &s) {
+    warn_unobservable(s);
     {
         PassTimer t("reads defined");
         check_reads_defined(s.pdg, s.diag);

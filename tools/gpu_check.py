@@ -1,0 +1,233 @@
+#!/usr/bin/env python3
+"""gpu_check.py — every sample and test program on the GPU, against the host build (issue 17
+point 3, issue 18): one command for the day a GPU is there.
+
+For each program it builds two executables with trlc -o and runs both with the same flags:
+  reference  --target=host
+  candidate  --target=cuda (with a GPU), or a second host build at -O1 (--host-only: the
+             comparison half, testable without a GPU; CI runs that)
+then compares what they printed (stdout, the emit records) and every file they wrote (.npz/.npy
+saves): "same" when byte-identical, "close" when every number is within the tolerance
+(--rtol, --atol; dsl/README.md §7.7 documents where CUDA may differ: cuBLAS products), else
+"DIFF" with the first differing value.  With a GPU it also runs each CUDA executable under
+compute-sanitizer (memcheck; any report is a failure).  One table at the end; exit 1 when any
+program fails to build or run, differs beyond tolerance, or has a sanitizer report.
+
+Without a GPU (nvidia-smi lists none) and without --host-only it says so and exits 0.
+
+Where the GPU machine cannot run trlc (a lent device: no isl or LLVM there), build here and run
+there: `--build-only --cuda --out DIR` builds both executables of every program into DIR (nvcc
+compiles CUDA without a GPU), and `--prebuilt --out DIR` on the GPU machine runs and compares them.
+
+    bash tools/gpu_check.sh [--trlc build/compiler/trlc] [--host-only] [--out DIR]
+        [--programs a.trl ...] [--bound I=3] [--other-flags "--cuda-arch=sm_90"] [--timeout 600]
+"""
+import argparse
+import glob
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def gpu_present():
+    smi = os.environ.get("TRLC_NVIDIA_SMI", "nvidia-smi")  # another nvidia-smi (tests)
+    if not shutil.which(smi):
+        return False, "nvidia-smi is not installed"
+    r = subprocess.run([smi, "-L"], capture_output=True, text=True)
+    if r.returncode == 0 and "GPU " in r.stdout:
+        return True, r.stdout.strip().splitlines()[0]
+    return False, "nvidia-smi -L lists no GPU"
+
+
+def numbers(text):
+    """Every number in the JSON Lines "text", in order (non-JSON lines compared as text)."""
+    out = []
+
+    def walk(v):
+        if isinstance(v, bool) or v is None or isinstance(v, str):
+            out.append(v)
+        elif isinstance(v, (int, float)):
+            out.append(float(v))
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+        elif isinstance(v, dict):
+            for k in sorted(v):
+                out.append(k)
+                walk(v[k])
+
+    for line in text.splitlines():
+        try:
+            walk(json.loads(line))
+        except ValueError:
+            out.append(line)
+    return out
+
+
+def npz_numbers(path):
+    try:
+        import numpy as np
+    except ImportError:
+        return None
+    try:
+        data = np.load(path)
+        if hasattr(data, "files"):
+            return [float(x) for k in data.files for x in np.asarray(data[k], dtype=np.float64).ravel()]
+        return [float(x) for x in np.asarray(data, dtype=np.float64).ravel()]
+    except Exception:
+        return None
+
+
+def close(a, b, rtol, atol):
+    """"" when lists "a" and "b" agree within tolerance, else the first difference."""
+    if a is None or b is None:
+        return "unreadable"
+    if len(a) != len(b):
+        return f"{len(a)} values vs {len(b)}"
+    for k, (x, y) in enumerate(zip(a, b)):
+        if isinstance(x, float) and isinstance(y, float):
+            if math.isnan(x) and math.isnan(y):
+                continue
+            if not abs(x - y) <= atol + rtol * max(abs(x), abs(y)):
+                return f"value {k}: {x!r} vs {y!r}"
+        elif x != y:
+            return f"value {k}: {x!r} vs {y!r}"
+    return ""
+
+
+def run(cmd, cwd, timeout):
+    t0 = time.perf_counter()
+    try:
+        r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, f"timeout after {timeout} s", time.perf_counter() - t0
+    return r, "" if r.returncode == 0 else f"exit {r.returncode}: {r.stderr.strip()[-300:]}", time.perf_counter() - t0
+
+
+def check(prog, a, gpu, out):
+    name = os.path.splitext(os.path.basename(prog))[0]
+    row = {"program": os.path.relpath(prog, ROOT), "status": "ok"}
+    builds = {"host": ["--target=host"],
+              "other": (["--target=cuda"] if gpu else ["--target=host", "-O1"]) + a.other_flags.split()}
+    exe = {}
+    for kind, flags in builds.items():
+        d = os.path.join(out, kind)
+        os.makedirs(d, exist_ok=True)
+        exe[kind] = os.path.join(d, name)
+        if a.prebuilt:  # built by an earlier --build-only (on a machine with trlc and nvcc)
+            if not os.access(exe[kind], os.X_OK):
+                row.update(status="FAIL", detail=f"{kind} build: {exe[kind]} missing (--build-only first)")
+                return row
+            continue
+        r, err, _ = run([a.trlc, prog, "-o", exe[kind], "--no-cache"] + flags, ROOT, a.timeout)
+        if err:
+            row.update(status="FAIL", detail=f"{kind} build: {err}")
+            return row
+    if a.build_only:
+        row["outputs"] = "built"
+        return row
+    results = {}
+    for kind in builds:
+        wd = os.path.join(out, kind, name + ".run")
+        shutil.rmtree(wd, ignore_errors=True)
+        os.makedirs(wd)
+        flags = ["--quiet"] + [f for b in a.bound for f in ("--bound", b)]
+        r, err, secs = run([exe[kind]] + flags, wd, a.timeout)
+        if err and a.bound and "--bound" in (r.stderr if r else ""):  # a bound it cannot change
+            r, err, secs = run([exe[kind], "--quiet"], wd, a.timeout)
+        if err:
+            row.update(status="FAIL", detail=f"{kind} run: {err}")
+            return row
+        row[kind + "_s"] = round(secs, 2)
+        results[kind] = (r.stdout, wd)
+    (sa, wa), (sb, wb) = results["host"], results["other"]
+    files = sorted(set(os.listdir(wa)) | set(os.listdir(wb)))
+    same = sa == sb and all(
+        os.path.exists(os.path.join(wa, f)) and os.path.exists(os.path.join(wb, f)) and
+        open(os.path.join(wa, f), "rb").read() == open(os.path.join(wb, f), "rb").read() for f in files)
+    if same:
+        row["outputs"] = "same"
+    else:
+        why = close(numbers(sa), numbers(sb), a.rtol, a.atol)
+        for f in files:
+            if why:
+                break
+            pa, pb = os.path.join(wa, f), os.path.join(wb, f)
+            if not (os.path.exists(pa) and os.path.exists(pb)):
+                why = f"{f} written by one build only"
+            elif f.endswith((".npz", ".npy")):
+                why = close(npz_numbers(pa), npz_numbers(pb), a.rtol, a.atol)
+                why = f"{f}: {why}" if why else ""
+            elif open(pa, "rb").read() != open(pb, "rb").read():
+                why = close(numbers(open(pa).read()), numbers(open(pb).read()), a.rtol, a.atol)
+                why = f"{f}: {why}" if why else ""
+        row["outputs"] = "close" if not why else "DIFF"
+        if why:
+            row.update(status="FAIL", detail=why)
+    if gpu and shutil.which("compute-sanitizer"):
+        wd = os.path.join(out, "other", name + ".sanitize")
+        shutil.rmtree(wd, ignore_errors=True)
+        os.makedirs(wd)
+        flags = ["--quiet"] + [f for b in a.bound for f in ("--bound", b)]
+        r, err, _ = run(["compute-sanitizer", "--tool", "memcheck", "--error-exitcode", "9", exe["other"]] + flags,
+                        wd, a.timeout * 20)
+        row["sanitizer"] = "clean" if not err else "REPORT"
+        if err:
+            row.update(status="FAIL", detail=(row.get("detail", "") + " sanitizer: " + err)[:400])
+    return row
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--trlc", default=os.path.join(ROOT, "build", "compiler", "trlc"))
+    ap.add_argument("--host-only", action="store_true", help="compare two host builds (no GPU needed)")
+    ap.add_argument("--out", default=os.path.join(ROOT, "build", "gpu_check"))
+    ap.add_argument("--programs", nargs="*", default=None,
+                    help="default: samples/*.trl and test/lit/programs/Inputs/*.trl")
+    ap.add_argument("--bound", action="append", default=[], help="NAME=V passed as --bound to every run")
+    ap.add_argument("--other-flags", default="",
+                    help="extra trlc flags of the candidate build (e.g. --cuda-arch=sm_90)")
+    ap.add_argument("--build-only", action="store_true",
+                    help="build both executables of every program into --out and stop (with --cuda: "
+                         "the CUDA build, even without a GPU here)")
+    ap.add_argument("--prebuilt", action="store_true",
+                    help="run and compare the executables an earlier --build-only left in --out "
+                         "(on a GPU machine without trlc's toolchain)")
+    ap.add_argument("--cuda", action="store_true", help="the candidate is the CUDA build even without a GPU here")
+    ap.add_argument("--rtol", type=float, default=1e-5)
+    ap.add_argument("--atol", type=float, default=1e-6)
+    ap.add_argument("--timeout", type=int, default=600)
+    a = ap.parse_args()
+    gpu, why = gpu_present()
+    if a.cuda and a.build_only:
+        gpu, why = True, "CUDA builds for a GPU elsewhere (--build-only --cuda)"
+    if not gpu and not a.host_only:
+        print(f"gpu_check: no GPU ({why}): nothing to run (--host-only compares two host builds)")
+        return 0
+    print(f"gpu_check: {'GPU: ' + why if gpu else 'host only (no GPU)'}", flush=True)
+    progs = a.programs or sorted(glob.glob(os.path.join(ROOT, "samples", "*.trl")) +
+                                 glob.glob(os.path.join(ROOT, "test", "lit", "programs", "Inputs", "*.trl")))
+    os.makedirs(a.out, exist_ok=True)
+    rows = []
+    for p in progs:
+        row = check(os.path.abspath(p), a, gpu, a.out)
+        rows.append(row)
+        print(f"{row['program']:48s} {row['status']:4s} host {row.get('host_s', '-'):>6} s  "
+              f"{'cuda' if gpu else '-O1 '} {row.get('other_s', '-'):>6} s  outputs {row.get('outputs', '-'):5s}"
+              f"{'  sanitizer ' + row['sanitizer'] if 'sanitizer' in row else ''}"
+              f"{'  ' + row['detail'] if 'detail' in row else ''}", flush=True)
+    failed = [r for r in rows if r["status"] != "ok"]
+    print(f"gpu_check: {len(rows) - len(failed)} of {len(rows)} programs ok")
+    with open(os.path.join(a.out, "gpu_check.json"), "w") as f:
+        json.dump(rows, f, indent=1)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
