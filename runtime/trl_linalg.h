@@ -2,7 +2,7 @@
 // trl_linalg — the numeric kernels behind the builtins `orthogonal` and `permutation`: an
 // orthogonal initializer (as torch.nn.init.orthogonal_) by Householder QR in double, and a
 // Fisher–Yates shuffle.  Header-only, host and device (nvcc), shared by the reference
-// interpreter (compiler/interp/value.cpp) and generated programs (codegen/extra_builtins.h), so
+// interpreter (compiler/interp/value.cpp) and generated programs (codegen/extra_builtins.cpp), so
 // both compute the same bits.  The exact use of the random stream is specified in
 // dsl/README.md §8 (Initializers and permutations); summary:
 //

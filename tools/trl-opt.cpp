@@ -26,13 +26,13 @@
 
 #include "driver/cli_common.h"
 #include "driver/pipeline.h"
-#include "frontend/diagnostics.h"
-#include "frontend/source.h"
 #include "memory/memplan.h"
 #include "passes/autodiff.h"
 #include "passes/vectorize.h"
 #include "pdg/pdg.h"
 #include "schedule/schedule.h"
+#include "support/diagnostics.h"
+#include "support/source.h"
 
 namespace {
 

@@ -5,8 +5,8 @@
 //   defined points; otherwise "x[t+1] reads x at t = 8, but x is defined for t in [0, 7]".
 // check_no_zero_cycle: no point depends on itself; otherwise the error names
 //   the tensors on the cycle.
-#include "frontend/diagnostics.h"
 #include "pdg/pdg.h"
+#include "support/diagnostics.h"
 
 namespace trlc {
 

@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "frontend/source.h"
 #include "ir/ir.h"
 #include "memory/memplan.h"
 #include "pdg/pdg.h"
 #include "schedule/schedule.h"
+#include "support/source.h"
 
 namespace trlc {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "frontend/diagnostics.h"
+#include "support/diagnostics.h"
 
 namespace trlc {
 

@@ -22,13 +22,13 @@
 #include "codegen/emit_program.h"
 #include "codegen/kernel_plan.h"
 #include "frontend/ast.h"
-#include "frontend/diagnostics.h"
 #include "ir/ir.h"
 #include "memory/memplan.h"
 #include "passes/vectorize.h"
 #include "pdg/pdg.h"
 #include "schedule/schedule.h"
 #include "sema/sema.h"
+#include "support/diagnostics.h"
 
 namespace trlc {
 

@@ -5,10 +5,10 @@
 // kernels that read the bound as a value (TRLG_BOUND(k), codegen/expr_emitter.h).
 #include "codegen/emit_program.h"
 #include "driver/pipeline.h"
-#include "frontend/source.h"
 #include "memory/memplan.h"
 #include "pdg/pdg.h"
 #include "schedule/schedule.h"
+#include "support/source.h"
 
 namespace trlc {
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "frontend/diagnostics.h"
-#include "frontend/source.h"
 #include "ir/ir.h"
+#include "support/diagnostics.h"
+#include "support/source.h"
 
 namespace trlc {
 

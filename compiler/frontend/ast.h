@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "frontend/source.h"
+#include "support/source.h"
 
 namespace trlc::ast {
 

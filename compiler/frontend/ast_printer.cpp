@@ -20,7 +20,7 @@
 
 #include <cstdio>
 
-#include "frontend/diagnostics.h"
+#include "support/diagnostics.h"
 
 namespace trlc {
 

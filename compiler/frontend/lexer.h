@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "frontend/diagnostics.h"
-#include "frontend/source.h"
+#include "support/diagnostics.h"
+#include "support/source.h"
 
 namespace trlc {
 

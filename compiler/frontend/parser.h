@@ -5,7 +5,7 @@
 // parser recovers at the next declaration, so one run reports several errors.
 // Never crashes or hangs: nesting deeper than kMaxNesting is an error.
 #include "frontend/ast.h"
-#include "frontend/diagnostics.h"
+#include "support/diagnostics.h"
 
 namespace trlc {
 

@@ -10,9 +10,9 @@
 #include <string>
 
 #include "frontend/ast.h"
-#include "frontend/diagnostics.h"
 #include "frontend/lexer.h"
 #include "frontend/parser.h"
+#include "support/diagnostics.h"
 
 namespace trlc::parser_detail {
 

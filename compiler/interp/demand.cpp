@@ -22,8 +22,8 @@
 #include <new>
 #include <unordered_set>
 
-#include "frontend/diagnostics.h"
 #include "interp/eval.h"
+#include "support/diagnostics.h"
 
 namespace trlc::interp {
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "externs/extern_host.h"
-#include "frontend/diagnostics.h"
+#include "support/diagnostics.h"
 
 namespace trlc::interp {
 

@@ -12,8 +12,8 @@
 #include <ostream>
 #include <string>
 
-#include "frontend/diagnostics.h"
 #include "ir/ir.h"
+#include "support/diagnostics.h"
 
 namespace trlc {
 

@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "frontend/source.h"
+#include "support/source.h"
 
 namespace trlc::ir {
 

@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "frontend/diagnostics.h"
 #include "ir/ir.h"
 #include "pdg/pdg.h"
 #include "schedule/schedule.h"
+#include "support/diagnostics.h"
 
 namespace trlc {
 

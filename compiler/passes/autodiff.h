@@ -8,8 +8,8 @@
 // the interpreter and codegen handle them unchanged.
 #include <ostream>
 
-#include "frontend/diagnostics.h"
 #include "ir/ir.h"
+#include "support/diagnostics.h"
 
 namespace trlc {
 

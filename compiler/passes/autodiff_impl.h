@@ -17,9 +17,9 @@
 #include <utility>
 #include <vector>
 
-#include "frontend/diagnostics.h"
 #include "ir/ir.h"
 #include "passes/autodiff.h"
+#include "support/diagnostics.h"
 
 namespace trlc::autodiff_detail {
 

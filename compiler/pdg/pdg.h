@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "frontend/diagnostics.h"
 #include "ir/ir.h"
+#include "support/diagnostics.h"
 
 namespace trlc {
 

@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "frontend/diagnostics.h"
 #include "ir/ir.h"
 #include "pdg/pdg.h"
+#include "support/diagnostics.h"
 
 namespace trlc {
 

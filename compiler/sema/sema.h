@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "frontend/ast.h"
-#include "frontend/diagnostics.h"
 #include "ir/ir.h"
+#include "support/diagnostics.h"
 
 namespace trlc {
 

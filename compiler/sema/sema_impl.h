@@ -20,9 +20,9 @@
 #include <vector>
 
 #include "frontend/ast.h"
-#include "frontend/diagnostics.h"
 #include "ir/ir.h"
 #include "sema/sema.h"
+#include "support/diagnostics.h"
 
 namespace trlc::sema {
 

@@ -15,10 +15,10 @@
 
 #include "checks/checks.h"
 #include "frontend/ast_printer.h"
-#include "frontend/diagnostics.h"
 #include "frontend/parser.h"
 #include "pdg/pdg.h"
 #include "sema/sema.h"
+#include "support/diagnostics.h"
 
 namespace {
 

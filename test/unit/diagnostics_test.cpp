@@ -3,7 +3,7 @@
 
 #include <sstream>
 
-#include "frontend/diagnostics.h"
+#include "support/diagnostics.h"
 
 namespace trlc {
 namespace {

@@ -5,9 +5,9 @@
 
 #include <sstream>
 
-#include "frontend/diagnostics.h"
 #include "interp/interpreter.h"
 #include "ir/ir.h"
+#include "support/diagnostics.h"
 
 namespace trlc::interp_test {
 

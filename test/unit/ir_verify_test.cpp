@@ -7,11 +7,11 @@
 #include <sstream>
 
 #include "driver/pipeline.h"
-#include "frontend/diagnostics.h"
 #include "frontend/parser.h"
 #include "ir/printer.h"
 #include "ir/verify.h"
 #include "sema/sema.h"
+#include "support/diagnostics.h"
 
 namespace trlc {
 namespace {

@@ -6,11 +6,11 @@
 #include <sstream>
 
 #include "checks/checks.h"
-#include "frontend/diagnostics.h"
 #include "frontend/parser.h"
 #include "passes/vectorize.h"
 #include "pdg/pdg.h"
 #include "sema/sema.h"
+#include "support/diagnostics.h"
 
 namespace trlc {
 namespace {

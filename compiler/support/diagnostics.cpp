@@ -1,4 +1,4 @@
-#include "frontend/diagnostics.h"
+#include "support/diagnostics.h"
 
 #include <ostream>
 

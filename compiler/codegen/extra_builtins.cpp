@@ -1,8 +1,8 @@
-#pragma once
-// extra_builtins — code for builtins added after the core set of expr_emitter.h.
+// extra_builtins — code for builtins added after the core set of ExprEmitter::emit_builtin
+// (codegen/expr_builtin.cpp): ExprEmitter::emit_extra_builtin, declared in
+// codegen/expr_emitter.h.
 // scatter_add (autodiff's adjoint of an indexing) zeroes its result and adds each value at its
 // index in row-major order, as interp/value.cpp scatter_add does.
-// Included at the end of codegen/expr_emitter.h; defines ExprEmitter::emit_extra_builtin.
 //
 // orthogonal and permutation call the kernels of runtime/trl_linalg.h, which the interpreter
 // (interp/value.cpp) calls too, so generated programs compute the same bits.  Their scratch
@@ -12,7 +12,7 @@
 
 namespace trlc::codegen {
 
-inline Val ExprEmitter::emit_extra_builtin(const ir::Node &n) {
+Val ExprEmitter::emit_extra_builtin(const ir::Node &n) {
     DType dt = n.type.is_tuple ? DType::F32 : n.type.dtype;
     switch (n.builtin) {
     case BuiltinOp::Orthogonal: {

@@ -1,4 +1,4 @@
-#include "frontend/source.h"
+#include "support/source.h"
 
 #include <fstream>
 #include <sstream>

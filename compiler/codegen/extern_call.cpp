@@ -1,6 +1,5 @@
-#pragma once
-// extern_call — code for a call of an `extern` function (LANGUAGE.md §6) inside a kernel.
-// Included at the end of codegen/expr_emitter.h; defines ExprEmitter::emit_extern.
+// extern_call — code for a call of an `extern` function (LANGUAGE.md §6) inside a kernel:
+// ExprEmitter::emit_extern (declared in codegen/expr_emitter.h).
 //
 // The ABI (checked against the header by externs/extern_check.cpp, documented in externs.h and
 // dsl/README.md): inputs by value (scalars) or as arrays (the argument's local, row-major), then
@@ -14,7 +13,7 @@
 
 namespace trlc::codegen {
 
-inline Val ExprEmitter::emit_extern(const ir::Node &n) {
+Val ExprEmitter::emit_extern(const ir::Node &n) {
     const ir::ExternFn *f = nullptr;
     for (const ir::ExternFn &e : prog_.externs)
         if (e.name == n.name) f = &e;

@@ -13,7 +13,7 @@
 #include <sstream>
 #include <string>
 
-#include "frontend/source.h"
+#include "support/source.h"
 
 namespace trlc {
 
