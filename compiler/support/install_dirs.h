@@ -12,7 +12,7 @@
 
 namespace trlc {
 
-/** The runtime directory (runtime/: trl_rt.h, rt/*.cpp, ...); see the file comment. */
+/** The runtime directory (runtime/: trl_rt.h, the rt/ sources, ...); see the file comment. */
 std::string runtime_dir();
 
 /** The standard library's root (the directory holding std/nn.trl, ...); see the file comment. */
