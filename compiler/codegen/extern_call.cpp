@@ -1,4 +1,4 @@
-// extern_call — code for a call of an `extern` function (LANGUAGE.md §6) inside a kernel:
+// extern_call — code for a call of an `extern` function (dsl/README.md §7.6) inside a kernel:
 // ExprEmitter::emit_extern (declared in codegen/expr_emitter.h).
 //
 // The ABI (checked against the header by externs/extern_check.cpp, documented in externs.h and

@@ -1,7 +1,7 @@
 #pragma once
 // horizontal_fusion — one loop over the leaves of a tuple statement that compute the same thing.
 //
-// What it does: pytree arithmetic (dsl/README.md §9.1) is expanded by sema into one expression
+// What it does: pytree arithmetic (dsl/README.md §9.2) is expanded by sema into one expression
 // per leaf, so Adam over PPO's 12 parameter tensors is 36 leaf expressions (m', v', p' of each
 // tensor) that differ only in which leaf of the parameter, gradient and state tuples they read.
 // Code generation of one leaf at a time writes one loop (and one local array) per leaf and

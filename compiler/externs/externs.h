@@ -1,5 +1,5 @@
 #pragma once
-// externs — `extern "h.cuh" fn f(...) -> T` (LANGUAGE.md §6) against its C++ header, and the
+// externs — `extern "h.cuh" fn f(...) -> T` (dsl/README.md §7.6) against its C++ header, and the
 // finishing touches of the generated source (extern #includes, --standalone, libFormat).
 //
 // The ABI of `extern "h.cuh" fn f(s: f64[4], a: i32) -> (f64[4], f32, bool)` is

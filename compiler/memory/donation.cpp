@@ -26,7 +26,7 @@
 // bytes (a smaller donor would merge conflicts for little gain) and their live-time sets
 // meet only at such hand-over instances, where every live point of y dies and every
 // live point of x is being written.
-// (Compare research/tempo.md §6.4: the reference donates moving point reads whose
+// (Compare TimeRL's donation, arXiv 2501.05408: the reference implementation donates moving point reads whose
 // later consumers do not exist; the isl rule there is the same "last reader" test.)
 #include "memory/memplan_impl.h"
 

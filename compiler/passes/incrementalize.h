@@ -1,6 +1,6 @@
 #pragma once
 // incrementalize — sums over slices of single-use tensors become running sums
-// (TimeRL's incrementalization, research/tempo.md §4.2, with block size 1).
+// (TimeRL's incrementalization, arXiv 2501.05408, with block size 1).
 //
 // Runs after autodiff, before the PDG is built.  Pattern: a float array tensor C of static shape
 // (any equations, without rng or extern calls) whose only reader in the whole program is one

@@ -1,6 +1,6 @@
 #pragma once
-// vectorize — choose the dims that become batch axes (TimeRL §4.2,
-// research/tempo.md §4.1).
+// vectorize — choose the dims that become batch axes (the TimeRL paper, Silvestre & Pietzuch,
+// arXiv 2501.05408, §4.2).
 //
 // A dim d becomes a batch axis when no dependence is carried along it.  The
 // rule is syntactic on the IR (every equation, emit and save), and each part

@@ -1,6 +1,6 @@
 // build_ast — the isl AST of the schedule, converted into the LoopNode tree
 // (schedule.h) that the scheduled interpreter walks (issue 3 §2; isl manual,
-// "AST Generation"; research/isl_notes.md #4).
+// "AST Generation").
 //
 // The AST is generated from a universe (parameter-free) context: every set is
 // concrete, so loop bounds are numbers.  isl's loops always count up; a reverse

@@ -2,8 +2,8 @@
 // loop nest (issue 3 §1–2).  The stages live in statements.cpp, dependences.cpp,
 // schedule_pdg.cpp and build_ast.cpp (the loop nest's order checked by ast_order.cpp);
 // printers in schedule_printer.cpp.
-// Source: the isl manual (Scheduling, AST Generation), research/isl_notes.md,
-// research/tempo.md §5.  Any isl failure becomes a diagnostic, never a crash.
+// Source: the isl manual (Scheduling, AST Generation) and the TimeRL paper (Silvestre &
+// Pietzuch, arXiv 2501.05408).  Any isl failure becomes a diagnostic, never a crash.
 #include "schedule/schedule.h"
 
 #include "pdg/pdg_impl.h"

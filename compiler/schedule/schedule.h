@@ -5,7 +5,7 @@
 // effective domain (compiler/pdg), minus the dims chosen as *batch axes* by
 // vectorization: one statement instance computes the tensor at every value of
 // its batch dims at once.  The schedule (isl_schedule from validity =
-// flow dependences, proximity, coincidence; research/isl_notes.md) becomes an
+// flow dependences, proximity, coincidence; isl manual, "Scheduling") becomes an
 // isl AST, converted here into a small loop-nest IR (`LoopNode`) that the
 // scheduled interpreter walks and the code generator prints.
 //

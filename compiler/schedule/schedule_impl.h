@@ -14,7 +14,7 @@
 // Deallocation statements `D_<tensor>` (one per scheduled tensor, instances =
 // the tensor's points without batch dims) exist only while the schedule is
 // computed: they make isl's proximity favour short live ranges
-// (research/isl_notes.md #3).  They are removed from `schedule` (intersect_domain
+// (isl manual, "Schedule Constraints": proximity).  They are removed from `schedule` (intersect_domain
 // with `domain`) before the AST is built, so they appear neither in the loop
 // nest nor in the printed tree, and `domain` never contains them.
 #include <isl/cpp.h>

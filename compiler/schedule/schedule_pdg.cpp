@@ -1,6 +1,7 @@
 // schedule_pdg — the isl schedule of the statements (issue 3 §2).
 //
-// Constraints (isl manual, "Scheduling"; research/isl_notes.md #2, #3; tempo.md §5):
+// Constraints (isl manual, "Scheduling" and "Schedule Constraints"; the TimeRL paper,
+// Silvestre & Pietzuch, arXiv 2501.05408, on scheduling the PDG with isl):
 // * validity = the flow dependences, plus, per scheduled tensor x, a deallocation
 //   statement D_x (instances = x's points without batch dims) that runs after the
 //   writer of each point and after every reader of it;

@@ -1,4 +1,4 @@
-// builtins — the builtin functions of LANGUAGE.md §4, with their typing rules.
+// builtins — the builtin functions of dsl/README.md §5, with their typing rules.
 //
 // Reductions (sum mean max min argmax logsumexp) take `axis=` (an int, or a
 // list of ints; none = all axes); max/min with two arguments are elementwise.

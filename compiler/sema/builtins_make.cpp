@@ -1,5 +1,5 @@
 // builtins_make — the builtins that make values rather than transform their arguments'
-// elements (LANGUAGE.md §4, dsl/README.md §9.3), lowered from one call (sema/builtin_call.h):
+// elements (dsl/README.md §5 and §9.3), lowered from one call (sema/builtin_call.h):
 // constructors (arange, zeros, ones, full), randomness (rng, fold_in, uniform, normal, their
 // _like forms, categorical), pytree helpers and shapes (zeros_like, ones_like, shape) and the
 // std library's initializers (orthogonal, permutation: runtime/trl_linalg.h).  The dispatch is

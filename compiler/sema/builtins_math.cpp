@@ -1,4 +1,4 @@
-// builtins_math — the elementwise and reduction builtins (LANGUAGE.md §4), lowered from one call
+// builtins_math — the elementwise and reduction builtins (dsl/README.md §5), lowered from one call
 // (sema/builtin_call.h) with their typing rules: casts, the unary math rows of ir/ops.def, pow,
 // where, clamp; sum mean max min argmax logsumexp over `axis=`, softmax, log_softmax, cumsum and
 // discounted_cumsum.  Math that is not exact on integers computes in f32 for i32/bool inputs;

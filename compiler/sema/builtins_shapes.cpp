@@ -1,4 +1,4 @@
-// builtins_shapes — the builtins that move data between shapes (LANGUAGE.md §4), lowered from
+// builtins_shapes — the builtins that move data between shapes (dsl/README.md §5), lowered from
 // one call (sema/builtin_call.h) with their typing rules: matmul, transpose, reshape, concat and
 // stack, one_hot, gather.  Shapes may be dynamic (an extent affine in the equation's variables)
 // where the rule allows.  The dispatch is in builtins.cpp.

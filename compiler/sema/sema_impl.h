@@ -7,7 +7,7 @@
 //   equations.cpp  patterns → variables, tensor domains, guards, tuple equations,
 //                  tensor types (lazily, most specific equation first), emit/save/load/extern
 //   lower_expr.cpp expressions → typed ir::Node (names, reads, operators, indexing)
-//   builtins.cpp   the builtin functions of LANGUAGE.md §4
+//   builtins.cpp   the builtin functions of dsl/README.md §5
 //   inline_fn.cpp  `fn` calls: arguments substituted, body lowered at each call site
 //   types.cpp      promotion, broadcasting, weak literals; print_types (--emit=types)
 #include <functional>

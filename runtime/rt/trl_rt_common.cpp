@@ -161,7 +161,7 @@ bool apply_bound(trl_ctx *ctx, const std::string &prog, const char *arg) {
                      prog.c_str(), a.c_str(), value.c_str());
         return false;
     }
-    if (v > 2147483647LL) {  // dims index with i32 (LANGUAGE.md: coordinates are i32)
+    if (v > 2147483647LL) {  // dims index with i32 (dsl/README.md §4: coordinates are i32)
         std::fprintf(stderr, "%s: error: --bound %s: %lld does not fit a 32-bit integer\n",
                      prog.c_str(), a.c_str(), v);
         return false;

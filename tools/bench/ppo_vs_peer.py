@@ -16,7 +16,7 @@ iterations, 977 by default (500,224 env steps, CleanRL's budget):
 
 The arms run one after another from this one invocation, every one pinned to the same core
 (sched_setaffinity, inherited by the children; OMP/OpenBLAS/MKL limited to 1 thread), so they
-see the same machine (perf_anchors.md §9: report ratios of arms run side by side, not absolute
+see the same machine (report ratios of arms run side by side, not absolute
 times from elsewhere).  fma_peak.cpp, built here with -O3 -march=native, measures that core's
 float32 FMA throughput before and after the arms; the better of the two is the peak.
 

@@ -2,7 +2,7 @@
 """ppo_cartpole_jax.py — the JAX arm for samples/ppo_cartpole.trl: PPO on CartPole-v1 with the
 whole training (every rollout and update of every iteration) under one jax.jit, the way
 PureJaxRL runs it, on one CPU thread.  Written for this project from the algorithm (CleanRL's
-ppo.py hyperparameters, ../shared/research/perf_anchors.md §1.1 for the dynamics).
+ppo.py hyperparameters, gymnasium's classic_control/cartpole.py for the dynamics).
 
 Same algorithm and hyperparameters as samples/ppo_cartpole.trl and peers/ppo_cartpole_torch.py:
 E = 4 envs × T = 128 steps per iteration, GAE(γ 0.99, λ 0.95) where a done (terminated or

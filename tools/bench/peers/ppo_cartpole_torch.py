@@ -4,7 +4,7 @@ CartPole-v1 on the CPU, same hyperparameters, no TensorBoard/W&B/video; eager, o
 --compile the minibatch update (forward, loss, backward, grad clipping, Adam) under
 torch.compile and the rollout eager.
 
-CleanRL's algorithm (vwxyzjn/cleanrl ppo.py; ../shared/research/perf_anchors.md §3, §9.2):
+CleanRL's algorithm (vwxyzjn/cleanrl ppo.py):
 4 envs × 128 steps per iteration, GAE(γ 0.99, λ 0.95), 4 epochs × 4 minibatches of 128,
 clip 0.2 (ratio and value), entropy 0.01, value 0.5, grad-norm 0.5, Adam 2.5e-4 (eps 1e-5)
 annealed linearly per iteration, per-minibatch advantage normalization, separate 4-64-64 tanh
