@@ -22,10 +22,9 @@
 #ifdef __CUDA_ARCH__
 #define TRLG_LARGE_LOCAL(T, name, n) T name[n]
 #else
-#define TRLG_LARGE_LOCAL(T, name, n)                                                               \
-    static thread_local T *name##_heap = nullptr;                                                  \
-    if (!name##_heap)                                                                              \
-        name##_heap = static_cast<T *>(trl_scratch_alloc(sizeof(T) * (n)));                        \
+#define TRLG_LARGE_LOCAL(T, name, n)                                                                                   \
+    static thread_local T *name##_heap = nullptr;                                                                      \
+    if (!name##_heap) name##_heap = static_cast<T *>(trl_scratch_alloc(sizeof(T) * (n)));                              \
     T *const name = name##_heap
 #endif
 // ---- TRLG_SEQ before a loop: not unrolled by NVVM (each loop runs sequentially in one thread;
@@ -44,10 +43,8 @@
 #else
 #define TRLG_DEVICE_NOINLINE
 #endif
-TRL_HOST_DEVICE TRLG_DEVICE_NOINLINE inline void trlg_orthogonal_f64(trl::RngKey key,
-                                                                     long long rows, long long cols,
-                                                                     double gain, double *out,
-                                                                     double *work) {
+TRL_HOST_DEVICE TRLG_DEVICE_NOINLINE inline void trlg_orthogonal_f64(trl::RngKey key, long long rows, long long cols,
+                                                                     double gain, double *out, double *work) {
     trl::orthogonal_f64(key, rows, cols, gain, out, work);
 }
 // ---- run-time errors: a failing check in a kernel records the first error in the arena tail
@@ -84,30 +81,22 @@ struct trlg_error_rec {
     double v[3];
 };
 static void trlg_report(int file, int line, int col, int kind, double a, double b, double c) {
-    static const char *const ops[] = {"addition", "subtraction", "multiplication",
-                                      "division", "negation",    "abs",
-                                      "sum",      "product",     "power"};
+    static const char *const ops[] = {"addition", "subtraction", "multiplication", "division", "negation",
+                                      "abs",      "sum",         "product",        "power"};
     static const char *const reductions[] = {"max", "min", "argmax"};
     char msg[512];
     switch (kind) {
     case TRLG_E_INDEX:
-        snprintf(msg, sizeof msg, "index %lld is out of bounds for axis %lld with size %lld",
-                 (long long)a, (long long)b, (long long)c);
+        snprintf(msg, sizeof msg, "index %lld is out of bounds for axis %lld with size %lld", (long long)a,
+                 (long long)b, (long long)c);
         break;
     case TRLG_E_OVERFLOW:
-        snprintf(msg, sizeof msg,
-                 "i32 overflow in %s (result %.17g is outside [-2147483648, 2147483647])",
-                 ops[(int)b], a);
+        snprintf(msg, sizeof msg, "i32 overflow in %s (result %.17g is outside [-2147483648, 2147483647])", ops[(int)b],
+                 a);
         break;
-    case TRLG_E_DIV0:
-        snprintf(msg, sizeof msg, "integer division by zero");
-        break;
-    case TRLG_E_MOD0:
-        snprintf(msg, sizeof msg, "integer modulo by zero");
-        break;
-    case TRLG_E_NAN_I32:
-        snprintf(msg, sizeof msg, "cannot convert NaN to i32");
-        break;
+    case TRLG_E_DIV0: snprintf(msg, sizeof msg, "integer division by zero"); break;
+    case TRLG_E_MOD0: snprintf(msg, sizeof msg, "integer modulo by zero"); break;
+    case TRLG_E_NAN_I32: snprintf(msg, sizeof msg, "cannot convert NaN to i32"); break;
     case TRLG_E_RANGE_I32:
         snprintf(msg, sizeof msg, "value %.17g is out of the i32 range in a conversion to i32", a);
         break;
@@ -120,20 +109,17 @@ static void trlg_report(int file, int line, int col, int kind, double a, double 
     case TRLG_E_NEG_POW:
         snprintf(msg, sizeof msg, "negative integer power %.17g ** %.17g (use a float base)", a, b);
         break;
-    default:
-        snprintf(msg, sizeof msg, "run-time error %d", kind);
-        break;
+    default: snprintf(msg, sizeof msg, "run-time error %d", kind); break;
     }
     (void)c;
     const int nfiles = (int)(sizeof kTrlFiles / sizeof kTrlFiles[0]);
     char full[1024];
-    snprintf(full, sizeof full, "%s:%d:%d: error: %s",
-             file >= 0 && file < nfiles ? kTrlFiles[file] : "<input>", line, col, msg);
+    snprintf(full, sizeof full, "%s:%d:%d: error: %s", file >= 0 && file < nfiles ? kTrlFiles[file] : "<input>", line,
+             col, msg);
     trl_runtime_error(full);
 }
 /* The error record's fields after its kind (set first, by whoever claims the record). */
-TRL_HOST_DEVICE inline void trlg_fill(trlg_error_rec *r, int file, int line, int col, double a,
-                                      double b, double c) {
+TRL_HOST_DEVICE inline void trlg_fill(trlg_error_rec *r, int file, int line, int col, double a, double b, double c) {
     r->file = file;
     r->line = line;
     r->col = col;
@@ -141,8 +127,8 @@ TRL_HOST_DEVICE inline void trlg_fill(trlg_error_rec *r, int file, int line, int
     r->v[1] = b;
     r->v[2] = c;
 }
-TRL_HOST_DEVICE inline void trlg_raise(const char *arena, int file, int line, int col, int kind,
-                                       double a, double b, double c) {
+TRL_HOST_DEVICE inline void trlg_raise(const char *arena, int file, int line, int col, int kind, double a, double b,
+                                       double c) {
 #ifdef __CUDA_ARCH__
     trlg_error_rec *r = (trlg_error_rec *)(arena + kArenaBytes);
     if (atomicCAS(&r->kind, 0, kind) == 0) {
@@ -169,37 +155,32 @@ TRL_HOST_DEVICE inline void trlg_raise(const char *arena, int file, int line, in
 static void trlg_check(trl_ctx *ctx, const char *arena) {
     trlg_error_rec r;
     TRL_CHECK(trl_to_host(ctx, &r, arena + kArenaBytes, sizeof r));
-    if (r.kind != 0)
-        trlg_report(r.file, r.line, r.col, r.kind, r.v[0], r.v[1], r.v[2]);
+    if (r.kind != 0) trlg_report(r.file, r.line, r.col, r.kind, r.v[0], r.v[1], r.v[2]);
 }
 #undef TRL_AFTER_LAUNCH
 #define TRL_AFTER_LAUNCH() trlg_check(ctx, arena)
-TRL_HOST_DEVICE inline int32_t trlg_chk_i32(long long v, int op, const char *arena, int f, int l,
-                                            int c) {
+TRL_HOST_DEVICE inline int32_t trlg_chk_i32(long long v, int op, const char *arena, int f, int l, int c) {
     if (v < -2147483648LL || v > 2147483647LL) {
         trlg_raise(arena, f, l, c, TRLG_E_OVERFLOW, (double)v, op, 0);
         return 0;
     }
     return (int32_t)v;
 }
-TRL_HOST_DEVICE inline int32_t trlg_idiv(int32_t a, int32_t b, const char *arena, int f, int l,
-                                         int c) {
+TRL_HOST_DEVICE inline int32_t trlg_idiv(int32_t a, int32_t b, const char *arena, int f, int l, int c) {
     if (b == 0) {
         trlg_raise(arena, f, l, c, TRLG_E_DIV0, 0, 0, 0);
         return 0;
     }
     return trlg_chk_i32(trl::floordiv_i64(a, b), TRLG_OP_DIVISION, arena, f, l, c);
 }
-TRL_HOST_DEVICE inline int32_t trlg_imod(int32_t a, int32_t b, const char *arena, int f, int l,
-                                         int c) {
+TRL_HOST_DEVICE inline int32_t trlg_imod(int32_t a, int32_t b, const char *arena, int f, int l, int c) {
     if (b == 0) {
         trlg_raise(arena, f, l, c, TRLG_E_MOD0, 0, 0, 0);
         return 0;
     }
     return (int32_t)trl::pmod_i64(a, b);
 }
-TRL_HOST_DEVICE inline int32_t trlg_ipow(int32_t x, int32_t b, const char *arena, int f, int l,
-                                         int c) {
+TRL_HOST_DEVICE inline int32_t trlg_ipow(int32_t x, int32_t b, const char *arena, int f, int l, int c) {
     if (b < 0) {
         trlg_raise(arena, f, l, c, TRLG_E_NEG_POW, x, b, 0);
         return 0;
@@ -207,13 +188,10 @@ TRL_HOST_DEVICE inline int32_t trlg_ipow(int32_t x, int32_t b, const char *arena
     long long r = 1;
     for (int32_t k = 0; k < b; ++k) {
         r *= x;
-        if (r < -2147483648LL || r > 2147483647LL)
-            return trlg_chk_i32(r, TRLG_OP_POWER, arena, f, l, c);
-        if (r == 0 || r == 1)
-            break;
+        if (r < -2147483648LL || r > 2147483647LL) return trlg_chk_i32(r, TRLG_OP_POWER, arena, f, l, c);
+        if (r == 0 || r == 1) break;
     }
-    if (r == -1 || (r == 1 && x == -1))
-        r = (b % 2 && x == -1) ? -1 : 1;
+    if (r == -1 || (r == 1 && x == -1)) r = (b % 2 && x == -1) ? -1 : 1;
     return (int32_t)r;
 }
 TRL_HOST_DEVICE inline int32_t trlg_f2i(double x, const char *arena, int f, int l, int c) {

@@ -16,9 +16,8 @@ std::string json_scalar(NpyDType dt, double x) {
     if (std::isnan(x)) return "NaN";
     if (std::isinf(x)) return x > 0 ? "Infinity" : "-Infinity";
     char buf[64];
-    std::to_chars_result r = dt == NpyDType::F32
-                                 ? std::to_chars(buf, buf + sizeof buf, static_cast<float>(x))
-                                 : std::to_chars(buf, buf + sizeof buf, x);
+    std::to_chars_result r = dt == NpyDType::F32 ? std::to_chars(buf, buf + sizeof buf, static_cast<float>(x))
+                                                 : std::to_chars(buf, buf + sizeof buf, x);
     std::string s(buf, r.ptr);
     if (s.find_first_of(".e") == std::string::npos) s += ".0";
     return s;
@@ -50,8 +49,8 @@ double element(NpyDType dt, const unsigned char *data, int64_t pos) {
     return 0;
 }
 
-void append_dim(std::string &out, NpyDType dt, int rank, const int64_t *shape,
-                const unsigned char *data, int dim, int64_t &pos) {
+void append_dim(std::string &out, NpyDType dt, int rank, const int64_t *shape, const unsigned char *data, int dim,
+                int64_t &pos) {
     if (dim == rank) {
         json_append_scalar(out, dt, element(dt, data, pos++));
         return;
@@ -66,8 +65,7 @@ void append_dim(std::string &out, NpyDType dt, int rank, const int64_t *shape,
 
 }  // namespace
 
-void json_append_array(std::string &out, NpyDType dt, int rank, const int64_t *shape,
-                       const void *data) {
+void json_append_array(std::string &out, NpyDType dt, int rank, const int64_t *shape, const void *data) {
     int64_t pos = 0;
     append_dim(out, dt, rank, shape, static_cast<const unsigned char *>(data), 0, pos);
 }

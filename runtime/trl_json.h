@@ -20,7 +20,6 @@ void json_append_scalar(std::string &out, NpyDType dt, double x);
 /** Append the nested-list JSON text of a row-major array: "rank" dims of extents "shape"
  *  (rank 0 = one scalar), elements of dtype "dt" at "data" (bool as one byte, i32, f32, f64
  *  in host byte order). */
-void json_append_array(std::string &out, NpyDType dt, int rank, const int64_t *shape,
-                       const void *data);
+void json_append_array(std::string &out, NpyDType dt, int rank, const int64_t *shape, const void *data);
 
 }  // namespace trl

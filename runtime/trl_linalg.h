@@ -23,8 +23,7 @@ namespace trl {
 /** Orthogonal matrix of shape rows × cols times "gain", written to "out" (row-major doubles).
  *  "work" holds 2 · rows · cols doubles.  Householder reflections in double; every sum is
  *  accumulated sequentially in increasing index order. */
-TRL_HD inline void orthogonal_f64(RngKey key, int64_t rows, int64_t cols, double gain,
-                                  double *out, double *work) {
+TRL_HD inline void orthogonal_f64(RngKey key, int64_t rows, int64_t cols, double gain, double *out, double *work) {
     const int64_t m = rows > cols ? rows : cols;
     const int64_t k = rows > cols ? cols : rows;
     double *a = work;          // m × k: the draw, then R above the diagonal and v below
@@ -39,7 +38,7 @@ TRL_HD inline void orthogonal_f64(RngKey key, int64_t rows, int64_t cols, double
         nx = sqrt(nx);
         double x0 = a[j * k + j];
         double alpha = x0 < 0.0 ? nx : -nx;  // -sign(x0)·‖x‖, sign(0) = +1
-        a[j * k + j] = x0 - alpha;            // v = x - alpha·e1 (in place)
+        a[j * k + j] = x0 - alpha;           // v = x - alpha·e1 (in place)
         double vv = 0.0;
         for (int64_t i = j; i < m; ++i) vv = vv + a[i * k + j] * a[i * k + j];
         rdiag[j] = alpha;
@@ -71,8 +70,7 @@ TRL_HD inline void orthogonal_f64(RngKey key, int64_t rows, int64_t cols, double
         for (int64_t i = 0; i < m; ++i) q[i * k + l] = q[i * k + l] * sg;
     }
     for (int64_t r = 0; r < rows; ++r)
-        for (int64_t c = 0; c < cols; ++c)
-            out[r * cols + c] = (rows >= cols ? q[r * k + c] : q[c * k + r]) * gain;
+        for (int64_t c = 0; c < cols; ++c) out[r * cols + c] = (rows >= cols ? q[r * k + c] : q[c * k + r]) * gain;
 }
 
 /** A uniformly random permutation of 0 … n-1 (Fisher–Yates from the key's f64 uniforms). */
@@ -80,8 +78,7 @@ TRL_HD inline void permutation_i32(RngKey key, int64_t n, int32_t *out) {
     for (int64_t i = 0; i < n; ++i) out[i] = static_cast<int32_t>(i);
     for (int64_t s = 0; s + 1 < n; ++s) {
         int64_t i = n - 1 - s;
-        int64_t j = static_cast<int64_t>(uniform_f64(key, static_cast<uint64_t>(s)) *
-                                         static_cast<double>(i + 1));
+        int64_t j = static_cast<int64_t>(uniform_f64(key, static_cast<uint64_t>(s)) * static_cast<double>(i + 1));
         if (j > i) j = i;  // cannot happen (u < 1), kept for safety
         int32_t t = out[i];
         out[i] = out[j];

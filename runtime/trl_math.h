@@ -104,7 +104,7 @@ TRL_HD inline float exp_reduced(float x, int32_t &k) {
     float r = x - n * 0.693359375f;  // exact: n·C1 has at most 17 bits, Sterbenz
     r = r - n * -2.12194440e-4f;     // C1 + C2 = ln 2 to 2^-36
     float z = r * r;
-    float p = 1.9875691500e-4f;      // Cephes expf: (e^r - 1 - r) / r² on |r| ≤ ln2/2
+    float p = 1.9875691500e-4f;  // Cephes expf: (e^r - 1 - r) / r² on |r| ≤ ln2/2
     p = p * r + 1.3981999507e-3f;
     p = p * r + 8.3334519073e-3f;
     p = p * r + 4.1665795894e-2f;
@@ -128,12 +128,12 @@ TRL_HD inline float exp_f32(float x) {
     // here and is put back at the end.
     uint32_t u = bits(x);
     float xc = from_bits(umin(u, (u & 0x80000000u) | (0x42b20000u + ((u >> 31) << 21))));
-    int32_t k;                              // [-151, 128]
+    int32_t k;  // [-151, 128]
     float y = exp_reduced(xc, k);
-    int32_t k1 = k >> 1, k2 = k - k1;       // each in [-76, 64]: normal powers of two
+    int32_t k1 = k >> 1, k2 = k - k1;  // each in [-76, 64]: normal powers of two
     float s1 = from_bits(static_cast<uint32_t>(k1 + 127) << 23);
     float s2 = from_bits(static_cast<uint32_t>(k2 + 127) << 23);
-    float e = (y * s1) * s2;                // y·s1 exact; ·s2 rounds once (overflow, subnormal)
+    float e = (y * s1) * s2;  // y·s1 exact; ·s2 rounds once (overflow, subnormal)
     return blend(x != x, x, e);
 }
 

@@ -124,14 +124,14 @@ struct DictParser {
 
 }  // namespace
 
-bool npy_decode(const std::string &bytes, const std::string &what, NpyArray *out,
-                std::string *err) {
+bool npy_decode(const std::string &bytes, const std::string &what, NpyArray *out, std::string *err) {
     auto fail = [&](const std::string &m) {
         *err = what + ": " + m;
         return false;
     };
-    if (bytes.size() < 10) return fail("truncated .npy file (" + std::to_string(bytes.size()) +
-                                       " bytes, shorter than the 10-byte preamble)");
+    if (bytes.size() < 10)
+        return fail("truncated .npy file (" + std::to_string(bytes.size()) +
+                    " bytes, shorter than the 10-byte preamble)");
     if (bytes.compare(0, 6, "\x93NUMPY") != 0) return fail("not a .npy file (bad magic string)");
     int major = static_cast<uint8_t>(bytes[6]), minor = static_cast<uint8_t>(bytes[7]);
     size_t hlen, hstart;
@@ -144,12 +144,10 @@ bool npy_decode(const std::string &bytes, const std::string &what, NpyArray *out
         for (int i = 0; i < 4; ++i) hlen |= static_cast<size_t>(static_cast<uint8_t>(bytes[8 + i])) << (8 * i);
         hstart = 12;
     } else {
-        return fail("unsupported .npy format version " + std::to_string(major) + "." +
-                    std::to_string(minor));
+        return fail("unsupported .npy format version " + std::to_string(major) + "." + std::to_string(minor));
     }
     if (bytes.size() < hstart + hlen)
-        return fail("truncated .npy file (header of " + std::to_string(hlen) +
-                    " bytes does not fit in the file)");
+        return fail("truncated .npy file (header of " + std::to_string(hlen) + " bytes does not fit in the file)");
     std::string header = bytes.substr(hstart, hlen);
     DictParser d{header, 0, ""};
     std::string descr;
@@ -163,9 +161,12 @@ bool npy_decode(const std::string &bytes, const std::string &what, NpyArray *out
             if (!d.string(&descr)) return fail("malformed .npy header ('descr' is not a string)");
             have_descr = true;
         } else if (key == "fortran_order") {
-            if (d.word("True")) fortran = true;
-            else if (d.word("False")) fortran = false;
-            else return fail("malformed .npy header ('fortran_order' is not True or False)");
+            if (d.word("True"))
+                fortran = true;
+            else if (d.word("False"))
+                fortran = false;
+            else
+                return fail("malformed .npy header ('fortran_order' is not True or False)");
             have_fortran = true;
         } else if (key == "shape") {
             if (!d.eat('(')) return fail("malformed .npy header ('shape' is not a tuple)");
@@ -193,13 +194,16 @@ bool npy_decode(const std::string &bytes, const std::string &what, NpyArray *out
         return fail("fortran_order is True; trlc reads C-order arrays only "
                     "(save with numpy.ascontiguousarray)");
     NpyDType dt;
-    if (descr == "|b1" || descr == "b1" || descr == "?" || descr == "|?") dt = NpyDType::Bool;
-    else if (descr == "<i4" || descr == "i4") dt = NpyDType::I32;
-    else if (descr == "<f4" || descr == "f4") dt = NpyDType::F32;
-    else if (descr == "<f8" || descr == "f8") dt = NpyDType::F64;
+    if (descr == "|b1" || descr == "b1" || descr == "?" || descr == "|?")
+        dt = NpyDType::Bool;
+    else if (descr == "<i4" || descr == "i4")
+        dt = NpyDType::I32;
+    else if (descr == "<f4" || descr == "f4")
+        dt = NpyDType::F32;
+    else if (descr == "<f8" || descr == "f8")
+        dt = NpyDType::F64;
     else
-        return fail("unsupported dtype '" + descr +
-                    "' (trlc reads '<f4', '<f8', '<i4' and '|b1')");
+        return fail("unsupported dtype '" + descr + "' (trlc reads '<f4', '<f8', '<i4' and '|b1')");
     int64_t n = 1;
     for (int64_t s : shape) {
         if (s > 0 && n > (int64_t(1) << 40) / s) return fail("shape too large");
@@ -208,8 +212,8 @@ bool npy_decode(const std::string &bytes, const std::string &what, NpyArray *out
     size_t need = static_cast<size_t>(n) * npy_dtype_size(dt);
     size_t have = bytes.size() - hstart - hlen;
     if (have != need)
-        return fail("data size mismatch: shape and dtype need " + std::to_string(need) +
-                    " bytes, the file holds " + std::to_string(have));
+        return fail("data size mismatch: shape and dtype need " + std::to_string(need) + " bytes, the file holds " +
+                    std::to_string(have));
     out->dtype = dt;
     out->shape = shape;
     out->data.assign(bytes.begin() + hstart + hlen, bytes.end());
@@ -287,9 +291,7 @@ uint32_t get16(const std::string &s, size_t p) {
     return static_cast<uint8_t>(s[p]) | (static_cast<uint32_t>(static_cast<uint8_t>(s[p + 1])) << 8);
 }
 uint32_t get32(const std::string &s, size_t p) { return get16(s, p) | (get16(s, p + 2) << 16); }
-uint64_t get64(const std::string &s, size_t p) {
-    return get32(s, p) | (static_cast<uint64_t>(get32(s, p + 4)) << 32);
-}
+uint64_t get64(const std::string &s, size_t p) { return get32(s, p) | (static_cast<uint64_t>(get32(s, p + 4)) << 32); }
 }  // namespace
 
 std::string npz_encode(const std::vector<NpzMember> &members) {
@@ -344,8 +346,7 @@ std::string npz_encode(const std::vector<NpzMember> &members) {
     return out;
 }
 
-bool npz_decode(const std::string &bytes, const std::string &what, std::vector<NpzMember> *out,
-                std::string *err) {
+bool npz_decode(const std::string &bytes, const std::string &what, std::vector<NpzMember> *out, std::string *err) {
     auto fail = [&](const std::string &m) {
         *err = what + ": " + m;
         return false;
@@ -395,14 +396,12 @@ bool npz_decode(const std::string &bytes, const std::string &what, std::vector<N
         if (loff + 30 > bytes.size() || get32(bytes, loff) != 0x04034b50)
             return fail("corrupt zip archive (bad local header of '" + name + "')");
         uint64_t data = loff + 30 + get16(bytes, loff + 26) + get16(bytes, loff + 28);
-        if (data + csize > bytes.size())
-            return fail("truncated zip archive (member '" + name + "' runs past the end)");
+        if (data + csize > bytes.size()) return fail("truncated zip archive (member '" + name + "' runs past the end)");
         std::string body = bytes.substr(data, csize);
         if (crc32(body.data(), body.size()) != crc)
             return fail("CRC-32 mismatch in member '" + name + "' (corrupt archive)");
         std::string stem = name;
-        if (stem.size() >= 4 && stem.compare(stem.size() - 4, 4, ".npy") == 0)
-            stem.resize(stem.size() - 4);
+        if (stem.size() >= 4 && stem.compare(stem.size() - 4, 4, ".npy") == 0) stem.resize(stem.size() - 4);
         NpyArray a;
         if (!npy_decode(body, what + "[" + name + "]", &a, err)) return false;
         out->emplace_back(stem, std::move(a));

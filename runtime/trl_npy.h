@@ -48,8 +48,7 @@ using NpzMember = std::pair<std::string, NpyArray>;
 /** The bytes of an uncompressed .npz archive of "members" (in order). */
 std::string npz_encode(const std::vector<NpzMember> &members);
 /** Parse .npz bytes (member names without ".npy"), in archive order. */
-bool npz_decode(const std::string &bytes, const std::string &what, std::vector<NpzMember> *out,
-                std::string *err);
+bool npz_decode(const std::string &bytes, const std::string &what, std::vector<NpzMember> *out, std::string *err);
 bool npz_save(const std::string &path, const std::vector<NpzMember> &members, std::string *err);
 bool npz_load(const std::string &path, std::vector<NpzMember> *out, std::string *err);
 

@@ -73,8 +73,8 @@ TRL_HD inline RngKey rng_root(Philox2x32Key sk) {
 
 /** Block j of a key's stream: four random words. */
 TRL_HD inline Philox4x32 rng_block(RngKey key, uint64_t j) {
-    Philox4x32 c = {{static_cast<uint32_t>(j), static_cast<uint32_t>(j >> 32),
-                     static_cast<uint32_t>(key.h), static_cast<uint32_t>(key.h >> 32)}};
+    Philox4x32 c = {{static_cast<uint32_t>(j), static_cast<uint32_t>(j >> 32), static_cast<uint32_t>(key.h),
+                     static_cast<uint32_t>(key.h >> 32)}};
     Philox2x32Key k = {{key.k0, key.k1}};
     return philox4x32_10(c, k);
 }
@@ -84,14 +84,11 @@ TRL_HD inline float u24(uint32_t w) { return static_cast<float>(w >> 8) * (1.0f 
 
 /** 53 bits (27 of a, 26 of b) as a double in [0, 1). */
 TRL_HD inline double u53(uint32_t a, uint32_t b) {
-    return (static_cast<double>(a >> 5) * 67108864.0 + static_cast<double>(b >> 6)) *
-           (1.0 / 9007199254740992.0);
+    return (static_cast<double>(a >> 5) * 67108864.0 + static_cast<double>(b >> 6)) * (1.0 / 9007199254740992.0);
 }
 
 /** Element j of uniform(key, shape) as f32: [0, 1). */
-TRL_HD inline float uniform_f32(RngKey key, uint64_t j) {
-    return u24(rng_block(key, j / 4).v[j % 4]);
-}
+TRL_HD inline float uniform_f32(RngKey key, uint64_t j) { return u24(rng_block(key, j / 4).v[j % 4]); }
 
 /** Element j of uniform(key, shape) as f64: [0, 1). */
 TRL_HD inline double uniform_f64(RngKey key, uint64_t j) {

@@ -38,17 +38,17 @@
 #define TRL_KERNEL_RANGE long long n
 /* `TRL_KERNEL_INDEX(i, n) { body }`: body for this thread's elements i < n (a grid-stride loop:
  * one element per thread under TRL_LAUNCH's grid); the same spelling as on the host. */
-#define TRL_KERNEL_INDEX(i, n)                                                 \
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (n); \
+#define TRL_KERNEL_INDEX(i, n)                                                                                         \
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (n);                                      \
          i += (long long)gridDim.x * blockDim.x)
-#define TRL_LAUNCH(kernel, n, work, ...)                                                   \
-    do {                                                                                   \
-        long long trl_n_ = (n);                                                            \
-        if (trl_n_ > 0) {                                                                  \
-            kernel<<<(unsigned)((trl_n_ + 255) / 256), 256>>>(trl_n_, __VA_ARGS__);        \
-            TRL_CHECK(trl_last_launch_status(ctx));                                        \
-            TRL_AFTER_LAUNCH();                                                            \
-        }                                                                                  \
+#define TRL_LAUNCH(kernel, n, work, ...)                                                                               \
+    do {                                                                                                               \
+        long long trl_n_ = (n);                                                                                        \
+        if (trl_n_ > 0) {                                                                                              \
+            kernel<<<(unsigned)((trl_n_ + 255) / 256), 256>>>(trl_n_, __VA_ARGS__);                                    \
+            TRL_CHECK(trl_last_launch_status(ctx));                                                                    \
+            TRL_AFTER_LAUNCH();                                                                                        \
+        }                                                                                                              \
     } while (0)
 #else
 #define TRL_HOST_DEVICE
@@ -65,15 +65,14 @@
 #define TRL_PRAGMA(x) _Pragma(#x)
 #define TRL_KERNEL_RANGE long long trl_lo_, long long n
 #define TRL_KERNEL_INDEX(i, n) for (long long i = trl_lo_; i < (n); ++i)
-#define TRL_LAUNCH(kernel, n, work, ...)                                                    \
-    do {                                                                                    \
-        long long trl_n_ = (n);                                                             \
-        if (trl_n_ > 0) {                                                                   \
-            trl_host_launch(trl_n_, (work), [&](long long trl_lo, long long trl_hi) {       \
-                kernel(trl_lo, trl_hi, __VA_ARGS__);                                        \
-            });                                                                             \
-            TRL_AFTER_LAUNCH();                                                             \
-        }                                                                                   \
+#define TRL_LAUNCH(kernel, n, work, ...)                                                                               \
+    do {                                                                                                               \
+        long long trl_n_ = (n);                                                                                        \
+        if (trl_n_ > 0) {                                                                                              \
+            trl_host_launch(trl_n_, (work),                                                                            \
+                            [&](long long trl_lo, long long trl_hi) { kernel(trl_lo, trl_hi, __VA_ARGS__); });         \
+            TRL_AFTER_LAUNCH();                                                                                        \
+        }                                                                                                              \
     } while (0)
 #ifdef __cplusplus
 #ifdef _OPENMP
@@ -133,23 +132,23 @@ typedef struct trl_ctx trl_ctx;
 
 /* What the generated program tells the runtime about itself (static data). */
 typedef struct trl_program_info {
-    const char *name;              /* program name for --help */
-    const char *source;            /* the .trl path it was compiled from */
-    size_t arena_bytes;            /* = --emit=memplan's predicted peak */
+    const char *name;   /* program name for --help */
+    const char *source; /* the .trl path it was compiled from */
+    size_t arena_bytes; /* = --emit=memplan's predicted peak */
     int num_bounds;
     const char *const *bound_names;
-    const long long *bound_defaults;     /* compile-time values */
-    const unsigned char *bound_runtime;  /* 1: may be overridden by --bound (sizes no buffer) */
-    int num_streams;                     /* emit streams, in declaration order */
+    const long long *bound_defaults;    /* compile-time values */
+    const unsigned char *bound_runtime; /* 1: may be overridden by --bound (sizes no buffer) */
+    int num_streams;                    /* emit streams, in declaration order */
     const char *const *stream_names;
-    const long long *stream_points;      /* records per stream (for the progress line) */
+    const long long *stream_points; /* records per stream (for the progress line) */
     uint64_t default_seed;
-    size_t load_bytes;                   /* loaded tensors, after the arena tail (0: none) */
+    size_t load_bytes; /* loaded tensors, after the arena tail (0: none) */
     /* 1: the stream's emit has a `when` guard (a record per point where it holds, so the
      * stream's record count is unknown; progress counts its points).  nullptr: none guarded. */
     const unsigned char *stream_guarded;
-    const long long *bound_min;          /* run-time bounds: the smallest value accepted (or null) */
-    const char *const *bound_fixed_why;  /* fixed bounds: why, for --help (or null) */
+    const long long *bound_min;         /* run-time bounds: the smallest value accepted (or null) */
+    const char *const *bound_fixed_why; /* fixed bounds: why, for --help (or null) */
 } trl_program_info;
 
 /* Parse argv (--seed N, --log FILE, --bound NAME=V, --threads N, --quiet, --help), allocate
@@ -161,9 +160,9 @@ int trl_exit_code(int status);
  * everything; returns the process exit code. */
 int trl_finish(trl_ctx *ctx);
 
-void *trl_arena(trl_ctx *ctx);               /* device (or host) base of the arena */
+void *trl_arena(trl_ctx *ctx); /* device (or host) base of the arena */
 uint64_t trl_seed(trl_ctx *ctx);
-long long trl_bound(trl_ctx *ctx, int k);    /* value of bound k after --bound overrides */
+long long trl_bound(trl_ctx *ctx, int k); /* value of bound k after --bound overrides */
 
 /* Copies between the arena (device) and host memory. */
 int trl_to_host(trl_ctx *ctx, void *dst, const void *device_src, size_t bytes);
@@ -203,8 +202,7 @@ void trl_set_stream_points(trl_ctx *ctx, int stream, long long points);
 /* Save host arrays: one array → .npy, several → .npz (arr_0, arr_1, …). */
 int trl_save(trl_ctx *ctx, const char *path, const trl_field *arrays, int num_arrays);
 /* Load an .npy into host memory "dst", checking dtype and shape; a clear message otherwise. */
-int trl_load(trl_ctx *ctx, const char *path, int dtype, int rank, const long long *shape,
-             void *dst);
+int trl_load(trl_ctx *ctx, const char *path, int dtype, int rank, const long long *shape, void *dst);
 
 /* Read the loaded tensor `name` from `path` into host memory: an .npy holds one array, an .npz
  * holds num_arrays arrays (the tuple's elements in order when `tuple`, else one).  Each array's
@@ -227,13 +225,11 @@ void *trl_scratch_alloc(unsigned long long bytes);
  * with m·n·k <= 128³ when the runtime is built with TRL_USE_LIBXSMM, else OpenBLAS (one
  * thread); both are called outside OpenMP regions, so the summation order never depends on
  * --threads; cuBLAS on the device.  k = 0 gives zeros. */
-int trl_gemm(trl_ctx *ctx, int dtype, long long m, long long n, long long k, const void *a,
-             const void *b, void *c);
+int trl_gemm(trl_ctx *ctx, int dtype, long long m, long long n, long long k, const void *a, const void *b, void *c);
 /* The same with A stored transposed: C[m,n] = Aᵀ · B for A stored [k,m] (a weight gradient
  * xᵀ·dy read from x in the arena, no transposed copy); libxsmm's TN kernel on the host,
  * cuBLAS with op(A) = T on the device. */
-int trl_gemm_tn(trl_ctx *ctx, int dtype, long long m, long long n, long long k, const void *a,
-                const void *b, void *c);
+int trl_gemm_tn(trl_ctx *ctx, int dtype, long long m, long long n, long long k, const void *a, const void *b, void *c);
 
 /* Device memory of at least `bytes` bytes (256-byte aligned) for the operands of the matrix
  * products that codegen hands to trl_gemm; *out receives it.  Owned by ctx and freed by
@@ -250,8 +246,8 @@ void trl_fail(trl_ctx *ctx, int status, const char *call, const char *file, int 
 }
 #endif
 
-#define TRL_CHECK(call)                                              \
-    do {                                                             \
-        int trl_status_ = (call);                                    \
-        if (trl_status_ != TRL_OK) trl_fail(ctx, trl_status_, #call, __FILE__, __LINE__); \
+#define TRL_CHECK(call)                                                                                                \
+    do {                                                                                                               \
+        int trl_status_ = (call);                                                                                      \
+        if (trl_status_ != TRL_OK) trl_fail(ctx, trl_status_, #call, __FILE__, __LINE__);                              \
     } while (0)

@@ -76,8 +76,7 @@ int main(int argc, char **argv) {
     OptOptions o;
     trlc::DriverOptions &opts = o.driver;
     app.add_option("file", opts.input, "the .trl program")->required();
-    app.add_option("-D", opts.raw_defines, "override a bound: -D NAME=VALUE (repeatable)")
-        ->allow_extra_args(false);
+    app.add_option("-D", opts.raw_defines, "override a bound: -D NAME=VALUE (repeatable)")->allow_extra_args(false);
     app.add_option("-I", opts.include_dirs, "add a directory to search for imports (repeatable)")
         ->allow_extra_args(false);
     app.add_option("--import-root", opts.import_root,
@@ -85,14 +84,12 @@ int main(int argc, char **argv) {
                    "symbolic links leaving DIR are refused; std modules still load): for services "
                    "that compile other people's programs")
         ->check(CLI::ExistingDirectory);
-    app.add_flag("--print-adjoints", o.print_adjoints,
-                 "print the adjoint tensors that autodiff made for grad(y, x)");
+    app.add_flag("--print-adjoints", o.print_adjoints, "print the adjoint tensors that autodiff made for grad(y, x)");
     app.add_flag("--print-incrementalize", o.print_incrementalize,
                  "print the sums over slices that became running sums (passes/incrementalize.h)");
     app.add_flag("--print-vectorize", o.print_vectorize,
                  "print the batch-axis decision per dim, with the reason for each loop dim");
-    app.add_flag("--print-dependences", o.print_dependences,
-                 "print the flow dependences between statement instances");
+    app.add_flag("--print-dependences", o.print_dependences, "print the flow dependences between statement instances");
     app.add_option("--load-schedule", opts.load_schedule,
                    "use the isl schedule tree (YAML) in FILE instead of the scheduler");
     app.add_option("--emit", opts.emit, "print a stage's output (as trlc --emit) and stop")
@@ -100,8 +97,7 @@ int main(int argc, char **argv) {
     bool no_incrementalize = false;
     trlc::add_incrementalize_options(app, opts, &no_incrementalize);
     bool no_vectorize = false;
-    app.add_flag("--fno-vectorize", no_vectorize,
-                 "(spelled -fno-vectorize) keep every dim a loop: no batch axes");
+    app.add_flag("--fno-vectorize", no_vectorize, "(spelled -fno-vectorize) keep every dim a loop: no batch axes");
     app.add_flag("--no-color", opts.no_color, "never colour diagnostics");
     bool no_verify = false;
     trlc::add_pipeline_options(app, opts, &no_verify);

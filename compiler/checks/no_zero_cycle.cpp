@@ -112,8 +112,7 @@ private:
         isl::map m = concrete(g_, e.access.intersect_range(x.domain));
         isl_map *raw = m.release();
         for (size_t k = 0; k < x.dim_names.size(); ++k)
-            raw = isl_map_set_dim_name(raw, isl_dim_out, static_cast<unsigned>(k),
-                                       x.dim_names[k].c_str());
+            raw = isl_map_set_dim_name(raw, isl_dim_out, static_cast<unsigned>(k), x.dim_names[k].c_str());
         return isl::manage(raw);
     }
 
@@ -122,8 +121,7 @@ private:
         isl_space *sp = isl_space_set_alloc(g_.isl.raw(), 0, static_cast<unsigned>(p.coords.size()));
         sp = isl_space_set_tuple_name(sp, isl_dim_set, n.tuple.c_str());
         for (size_t k = 0; k < n.dim_names.size(); ++k)
-            sp = isl_space_set_dim_name(sp, isl_dim_set, static_cast<unsigned>(k),
-                                        n.dim_names[k].c_str());
+            sp = isl_space_set_dim_name(sp, isl_dim_set, static_cast<unsigned>(k), n.dim_names[k].c_str());
         isl_set *s = isl_set_universe(sp);
         for (size_t k = 0; k < p.coords.size(); ++k)
             s = isl_set_fix_val(s, isl_dim_set, static_cast<unsigned>(k),
@@ -174,8 +172,8 @@ private:
      * zero-distance parts of the edges can be on a cycle; their tensor-level
      * components are split again along another dim.  Of the dims that allow a
      * step, the one leaving the fewest edges wins (none: stop at once). */
-    std::vector<std::vector<Edge>> residual(const std::vector<Edge> &es,
-                                            std::vector<std::string> used, int depth) const {
+    std::vector<std::vector<Edge>> residual(const std::vector<Edge> &es, std::vector<std::string> used,
+                                            int depth) const {
         if (es.empty()) return {};
         if (depth > 16) return {es};
         std::vector<int> nodes;
@@ -248,8 +246,7 @@ private:
 
     /* The points of "leaf" that depend on themselves (the exact closure of its
      * relation meets the identity); false when isl gave up ("r": the relation). */
-    bool points_on_cycles(const std::vector<Edge> &leaf, isl::union_map *r,
-                          isl::union_map *on_cycle) const {
+    bool points_on_cycles(const std::vector<Edge> &leaf, isl::union_map *r, isl::union_map *on_cycle) const {
         *r = isl::union_map::empty(g_.isl.ctx());
         for (const Edge &e : leaf) *r = r->unite(isl::union_map(e.rel));
         PassTimer t("transitive closure (" + std::to_string(leaf.size()) + " edges)");
@@ -272,8 +269,7 @@ private:
     }
 
     void check_component(const std::vector<int> &comp) {
-        PassTimer timer("component of " + g_.nodes[comp[0]].name + " (" +
-                        std::to_string(comp.size()) + " tensors)");
+        PassTimer timer("component of " + g_.nodes[comp[0]].name + " (" + std::to_string(comp.size()) + " tensors)");
         std::vector<Edge> es;
         for (size_t i = 0; i < g_.edges.size(); ++i) {
             const PdgEdge &e = g_.edges[i];
@@ -301,8 +297,7 @@ private:
             }
             Point p;
             if (on_cycle.is_empty() || !first_point_of(on_cycle.domain(), &p)) continue;
-            if (found && !(p.node < start.node || (p.node == start.node && p.coords < start.coords)))
-                continue;
+            if (found && !(p.node < start.node || (p.node == start.node && p.coords < start.coords))) continue;
             found = true;
             start = p;
             start_r = r;
@@ -318,8 +313,7 @@ private:
         const PdgNode &first = g_.nodes[start.node];
         start_on_cycle.domain().foreach_set([&](isl::set s) {
             const char *name = isl_set_get_tuple_name(s.get());
-            if (name && first.tuple == name)
-                everywhere = concrete(g_, first.domain).is_subset(s.coalesce());
+            if (name && first.tuple == name) everywhere = concrete(g_, first.domain).is_subset(s.coalesce());
         });
         report(start, start_r, start_edges, everywhere);
     }
@@ -372,8 +366,7 @@ private:
     }
 
     /* The first edge (in PDG order) that maps "a" to "b". */
-    int edge_between(const Point &a, const Point &b,
-                     const std::vector<std::pair<int, isl::map>> &edges) const {
+    int edge_between(const Point &a, const Point &b, const std::vector<std::pair<int, isl::map>> &edges) const {
         for (const auto &e : edges) {
             const PdgEdge &edge = g_.edges[e.first];
             if (edge.consumer != a.node || edge.producer != b.node) continue;
@@ -383,13 +376,13 @@ private:
         return -1;
     }
 
-    void report(const Point &start, const isl::union_map &r,
-                const std::vector<std::pair<int, isl::map>> &edges, bool everywhere) {
+    void report(const Point &start, const isl::union_map &r, const std::vector<std::pair<int, isl::map>> &edges,
+                bool everywhere) {
         std::vector<Point> path = find_cycle(start, r);
         const PdgNode &first = g_.nodes[start.node];
         if (path.size() < 2) {
-            diag_.error(first.loc, "dependence cycle through " + first.name +
-                                       ": a point of " + first.name + " depends on itself");
+            diag_.error(first.loc,
+                        "dependence cycle through " + first.name + ": a point of " + first.name + " depends on itself");
             return;
         }
         bool zero = true;
@@ -398,8 +391,7 @@ private:
         std::string chain;
         for (size_t i = 0; i < texts.size(); ++i) chain += (i ? " -> " : "") + texts[i];
         std::vector<int> steps;
-        for (size_t i = 0; i + 1 < path.size(); ++i)
-            steps.push_back(edge_between(path[i], path[i + 1], edges));
+        for (size_t i = 0; i + 1 < path.size(); ++i) steps.push_back(edge_between(path[i], path[i + 1], edges));
         Loc at = first.loc;
         if (steps[0] >= 0) {
             const PdgEdge &e = g_.edges[steps[0]];
@@ -419,11 +411,9 @@ private:
             }
             chain += ")";
         }
-        diag_.error(at, std::string(zero ? "zero-distance dependence cycle: " : "dependence cycle: ") +
-                            chain);
+        diag_.error(at, std::string(zero ? "zero-distance dependence cycle: " : "dependence cycle: ") + chain);
         for (size_t i = 0; i < steps.size(); ++i)
-            if (steps[i] >= 0)
-                diag_.note(g_.edges[steps[i]].loc, texts[i] + " reads " + texts[i + 1] + " here");
+            if (steps[i] >= 0) diag_.note(g_.edges[steps[i]].loc, texts[i] + " reads " + texts[i + 1] + " here");
     }
 
     const PdgImpl &g_;
@@ -433,8 +423,6 @@ private:
 
 }  // namespace
 
-void check_no_zero_cycle(const Pdg &pdg, Diagnostics &diag) {
-    CycleChecker(pdg.impl(), diag).run();
-}
+void check_no_zero_cycle(const Pdg &pdg, Diagnostics &diag) { CycleChecker(pdg.impl(), diag).run(); }
 
 }  // namespace trlc

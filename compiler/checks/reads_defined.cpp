@@ -29,8 +29,7 @@ void check_reads_defined(const Pdg &pdg, Diagnostics &diag) {
         } else {
             msg += " at " + describe_points(g, undefined, x.dim_names) + ", but " + x.name;
             msg += defined.is_empty() ? " is not defined at any point"
-                                      : " is defined for " +
-                                            describe_points(g, defined, x.dim_names);
+                                      : " is defined for " + describe_points(g, defined, x.dim_names);
         }
         diag.error(e.loc, msg);
         diag.note(x.loc, x.name + " is defined here");

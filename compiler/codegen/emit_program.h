@@ -50,16 +50,14 @@ struct CodegenOptions {
 std::string emit_cuda(const ir::Program &prog, const Schedule &sched, const MemPlan &plan);
 
 /** As above; "sm" names the .trl files in the header and in the per-kernel line comments. */
-std::string emit_cuda(const ir::Program &prog, const Schedule &sched, const MemPlan &plan,
-                      const SourceManager *sm);
+std::string emit_cuda(const ir::Program &prog, const Schedule &sched, const MemPlan &plan, const SourceManager *sm);
 
 struct KernelPlan;  // codegen/kernel_plan.h
 
 /** As above with the PDG, whose access relations decide which statements fuse (without it,
  *  or with opts.fuse false, every statement is its own kernel).  "kernels": the products and
  *  fusion passes' decisions (codegen/kernel_plan.h); null: made here by the same passes. */
-std::string emit_cuda(const ir::Program &prog, const Pdg &pdg, const Schedule &sched,
-                      const MemPlan &plan, const SourceManager *sm, const CodegenOptions &opts,
-                      const KernelPlan *kernels = nullptr);
+std::string emit_cuda(const ir::Program &prog, const Pdg &pdg, const Schedule &sched, const MemPlan &plan,
+                      const SourceManager *sm, const CodegenOptions &opts, const KernelPlan *kernels = nullptr);
 
 }  // namespace trlc

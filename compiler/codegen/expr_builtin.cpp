@@ -24,7 +24,8 @@ Val ExprEmitter::emit_builtin(const ir::Node &n) {
         Val r = declare(dt, maxs_of(n.type), dims_of(n.type));
         std::string fn = std::string(n.builtin == BuiltinOp::Uniform ? "trl::uniform_" : "trl::normal_") +
                          (dt == DType::F32 ? "f32" : "f64");
-        for_elems(r, [&](const std::string &i) { line(r.at(i) + " = " + fn + "(" + k.name + ", (uint64_t)" + i + ");"); });
+        for_elems(r,
+                  [&](const std::string &i) { line(r.at(i) + " = " + fn + "(" + k.name + ", (uint64_t)" + i + ");"); });
         return r;
     }
     case BuiltinOp::Zeros:
@@ -224,7 +225,8 @@ Val ExprEmitter::emit_uncached(const ir::Node &n) {
             Val v = emit(*a);
             // The interpreter takes any value with one element (an i32 scalar after sema).
             if (v.tuple || v.max_numel() != 1 || v.dt == DType::Key) unsupported(n.loc, "rng() of a non-scalar");
-            line(r.name + " = trl::fold_in(" + r.name + ", " + conv(v.scalar() ? v.name : v.name + "[0]", v.dt, DType::I32) + ");");
+            line(r.name + " = trl::fold_in(" + r.name + ", " +
+                 conv(v.scalar() ? v.name : v.name + "[0]", v.dt, DType::I32) + ");");
         }
         return r;
     }
@@ -241,7 +243,8 @@ std::string ExprEmitter::field_init(const std::string &key, const Val &v, const 
         std::string arr = fresh("elems");
         std::string init;
         for (const auto &e : elems) init += (init.empty() ? "" : ", ") + e;
-        line("const trl_field " + arr + "[] = {" + (init.empty() ? "{\"\", TRL_F32, 0, nullptr, nullptr}" : init) + "};");
+        line("const trl_field " + arr + "[] = {" + (init.empty() ? "{\"\", TRL_F32, 0, nullptr, nullptr}" : init) +
+             "};");
         return "{" + c_string(key) + ", TRL_TUPLE, " + std::to_string(v.elems.size()) + ", nullptr, " + arr + "}";
     }
     if (dtype_code(v.dt) < 0) unsupported(loc, "emitting or saving a random key");
@@ -252,8 +255,8 @@ std::string ExprEmitter::field_init(const std::string &key, const Val &v, const 
         for (const auto &d : v.dims) dims += (dims.empty() ? "" : ", ") + std::string("(long long)(") + d + ")";
         line("const long long " + shape + "[] = {" + dims + "};");
     }
-    return "{" + c_string(key) + ", " + dtype_macro(v.dt) + ", " + std::to_string(v.dims.size()) + ", " + shape +
-           ", " + (v.scalar() ? "&" + v.name : v.name) + "}";
+    return "{" + c_string(key) + ", " + dtype_macro(v.dt) + ", " + std::to_string(v.dims.size()) + ", " + shape + ", " +
+           (v.scalar() ? "&" + v.name : v.name) + "}";
 }
 
 }  // namespace trlc::codegen

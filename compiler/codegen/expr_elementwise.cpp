@@ -49,8 +49,10 @@ std::string ExprEmitter::binary_expr(BinaryOp op, DType dt, const std::string &a
         }
     } else if (dt == DType::I32) {
         switch (op) {
-        case BinaryOp::Add: return "trlg_chk_i32((long long)" + a + " + " + b + ", TRLG_OP_ADDITION, " + site(loc) + ")";
-        case BinaryOp::Sub: return "trlg_chk_i32((long long)" + a + " - " + b + ", TRLG_OP_SUBTRACTION, " + site(loc) + ")";
+        case BinaryOp::Add:
+            return "trlg_chk_i32((long long)" + a + " + " + b + ", TRLG_OP_ADDITION, " + site(loc) + ")";
+        case BinaryOp::Sub:
+            return "trlg_chk_i32((long long)" + a + " - " + b + ", TRLG_OP_SUBTRACTION, " + site(loc) + ")";
         case BinaryOp::Mul:
             return "trlg_chk_i32((long long)" + a + " * " + b + ", TRLG_OP_MULTIPLICATION, " + site(loc) + ")";
         case BinaryOp::Div: return "trlg_idiv(" + a + ", " + b + ", " + site(loc) + ")";
@@ -67,9 +69,12 @@ std::string ExprEmitter::binary_expr(BinaryOp op, DType dt, const std::string &a
 Val ExprEmitter::emit_binary(BinaryOp op, const Val &a0, const Val &b0, DType result, const ir::Type &t, const Loc &loc,
                              const ir::Node *node) {
     DType dt;
-    if (is_cmp(op)) dt = std::max(a0.dt, b0.dt);
-    else if (op == BinaryOp::And || op == BinaryOp::Or) dt = DType::Bool;
-    else dt = result == DType::Bool ? DType::I32 : result;
+    if (is_cmp(op))
+        dt = std::max(a0.dt, b0.dt);
+    else if (op == BinaryOp::And || op == BinaryOp::Or)
+        dt = DType::Bool;
+    else
+        dt = result == DType::Bool ? DType::I32 : result;
     if (is_cmp(op) && dt == DType::Bool) dt = DType::I32;
     auto sh = ew_shape({&a0, &b0}, t);
     Val r;
@@ -121,8 +126,7 @@ Val ExprEmitter::emit_where(const Val &c, const Val &a, const Val &b, DType resu
     Val r = declare(result, sh.first, sh.second);
     for_elems(r, [&](const std::string &i) {
         line(r.at(i) + " = " + conv(operand_at(c, r, i, loc), c.dt, DType::Bool) + " ? " +
-             conv(operand_at(a, r, i, loc), a.dt, result) + " : " +
-             conv(operand_at(b, r, i, loc), b.dt, result) + ";");
+             conv(operand_at(a, r, i, loc), a.dt, result) + " : " + conv(operand_at(b, r, i, loc), b.dt, result) + ";");
     });
     return r;
 }
@@ -147,7 +151,8 @@ Val ExprEmitter::emit_cast(const Val &x, DType to, const Loc &loc) {
     }
     Val r = declare(to, x.maxs, x.dims);
     for_elems(r, [&](const std::string &i) {
-        line(r.at(i) + " = " + (checked ? "trlg_f2i(" + x.at(i) + ", " + site(loc) + ")" : conv(x.at(i), x.dt, to)) + ";");
+        line(r.at(i) + " = " + (checked ? "trlg_f2i(" + x.at(i) + ", " + site(loc) + ")" : conv(x.at(i), x.dt, to)) +
+             ";");
     });
     return r;
 }

@@ -75,10 +75,12 @@ Val ExprEmitter::declare(DType dt, const std::vector<int64_t> &maxs, const std::
     v.maxs = maxs;
     v.dims = dims;
     int64_t n = std::max<int64_t>(1, v.max_numel());
-    if (v.scalar()) line(std::string(ctype(dt)) + " " + v.name + ";");
+    if (v.scalar())
+        line(std::string(ctype(dt)) + " " + v.name + ";");
     else if (n * leaf_size(dt) > kStackArrayBytes)
         line(std::string("TRLG_LARGE_LOCAL(") + ctype(dt) + ", " + v.name + ", " + std::to_string(n) + ");");
-    else line(std::string(ctype(dt)) + " " + v.name + "[" + std::to_string(n) + "];");
+    else
+        line(std::string(ctype(dt)) + " " + v.name + "[" + std::to_string(n) + "];");
     return v;
 }
 
@@ -104,7 +106,9 @@ std::string ExprEmitter::mul_c(const std::string &a, const std::string &b) {
 }
 
 std::string ExprEmitter::paren(const std::string &e) {
-    bool simple = !e.empty() && e.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == std::string::npos;
+    bool simple =
+        !e.empty() &&
+        e.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == std::string::npos;
     return simple ? e : "(" + e + ")";
 }
 
@@ -112,15 +116,17 @@ bool ExprEmitter::simple_operand(const std::string &e) {
     if (e.empty()) return false;
     size_t b = e.find('[');
     std::string head = e.substr(0, b);
-    if (head.empty() || head.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") !=
-                            std::string::npos)
+    if (head.empty() ||
+        head.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") != std::string::npos)
         return false;
     if (b == std::string::npos) return true;
     if (e.back() != ']') return false;
     int depth = 0;
     for (size_t k = b; k < e.size(); ++k) {
-        if (e[k] == '[') ++depth;
-        else if (e[k] == ']' && --depth == 0 && k + 1 != e.size()) return false;
+        if (e[k] == '[')
+            ++depth;
+        else if (e[k] == ']' && --depth == 0 && k + 1 != e.size())
+            return false;
     }
     return true;
 }
@@ -155,8 +161,10 @@ std::pair<std::vector<int64_t>, std::vector<std::string>> ExprEmitter::ew_shape(
     bool same = true;
     for (const Val *o : ops) {
         if (o->scalar() || o->static_one()) continue;
-        if (!full) full = o;
-        else if (o->dims != full->dims) same = false;
+        if (!full)
+            full = o;
+        else if (o->dims != full->dims)
+            same = false;
     }
     if (full && same && full->maxs.size() == t.shape.size()) return {full->maxs, full->dims};
     return {maxs_of(t), dims_of(t)};

@@ -128,9 +128,12 @@ inline std::string affine_c(const ir::Affine &a) {
         int64_t c = a.coef[v];
         if (c == 0) continue;
         std::string term = (c == 1 ? "" : c == -1 ? "-" : std::to_string(c) + " * ") + "v" + std::to_string(v);
-        if (s.empty()) s = term;
-        else if (term[0] == '-') s += " - " + term.substr(1);
-        else s += " + " + term;
+        if (s.empty())
+            s = term;
+        else if (term[0] == '-')
+            s += " - " + term.substr(1);
+        else
+            s += " + " + term;
     }
     if (s.empty()) return lit_int(a.constant);
     if (a.constant > 0) s += " + " + lit_int(a.constant);
@@ -188,7 +191,10 @@ inline std::string c_string(const std::string &s) {
     std::string r = "\"";
     for (char c : s) {
         if (c == '"' || c == '\\') r += '\\';
-        if (c == '\n') { r += "\\n"; continue; }
+        if (c == '\n') {
+            r += "\\n";
+            continue;
+        }
         r += c;
     }
     return r + "\"";
@@ -257,8 +263,8 @@ struct Ix {
 struct Val {
     std::string name;
     DType dt = DType::F32;
-    std::vector<int64_t> maxs;       // static maximum shape
-    std::vector<std::string> dims;   // actual shape (C expressions)
+    std::vector<int64_t> maxs;      // static maximum shape
+    std::vector<std::string> dims;  // actual shape (C expressions)
     bool tuple = false;
     std::vector<Val> elems;
     /** >= 0: a view of the arena (operands read in place): "name" is a const typed pointer into
@@ -399,7 +405,7 @@ public:
 
     /** Result shape of an elementwise op over "ops" with node type "t". */
     std::pair<std::vector<int64_t>, std::vector<std::string>> ew_shape(const std::vector<const Val *> &ops,
-                                                                     const ir::Type &t);
+                                                                       const ir::Type &t);
 
     /** Loop over the elements of "r": calls body(i) inside. */
     void for_elems(const Val &r, const std::function<void(const std::string &)> &body);
@@ -423,8 +429,8 @@ public:
         return "arena, " + std::to_string(loc.file) + ", " + std::to_string(loc.line) + ", " + std::to_string(loc.col);
     }
     /** A statement raising run-time error "kind" (TRLG_E_*) with values a, b, c at "loc". */
-    static std::string raise(const char *kind, const Loc &loc, const std::string &a = "0",
-                             const std::string &b = "0", const std::string &c = "0") {
+    static std::string raise(const char *kind, const Loc &loc, const std::string &a = "0", const std::string &b = "0",
+                             const std::string &c = "0") {
         return std::string("trlg_raise(") + site(loc) + ", " + kind + ", (double)(" + a + "), (double)(" + b +
                "), (double)(" + c + "));";
     }
@@ -439,15 +445,14 @@ public:
                op == BinaryOp::Eq || op == BinaryOp::Ne;
     }
 
-    std::string binary_expr(BinaryOp op, DType dt, const std::string &a, const std::string &b,
-                            const Loc &loc);
+    std::string binary_expr(BinaryOp op, DType dt, const std::string &a, const std::string &b, const Loc &loc);
 
     /** a op b elementwise; lazy (count_uses) when "node" is given and has one use. */
-    Val emit_binary(BinaryOp op, const Val &a0, const Val &b0, DType result, const ir::Type &t,
-                    const Loc &loc, const ir::Node *node = nullptr);
+    Val emit_binary(BinaryOp op, const Val &a0, const Val &b0, DType result, const ir::Type &t, const Loc &loc,
+                    const ir::Node *node = nullptr);
 
-    Val emit_where(const Val &c, const Val &a, const Val &b, DType result, const ir::Type &t,
-                   const Loc &loc, const ir::Node *node = nullptr);
+    Val emit_where(const Val &c, const Val &a, const Val &b, DType result, const ir::Type &t, const Loc &loc,
+                   const ir::Node *node = nullptr);
 
     /** "x" converted to "to" as interp::cast does; with a valid "loc", a float → i32 conversion
      *  of NaN or of a value outside the i32 range is the interpreter's run-time error. */
@@ -458,8 +463,7 @@ public:
 
     /** Load leaves of static type "t" from address variable "src" + byte offset into "dst"
      *  starting at element "at" (C expression). Returns bytes consumed. */
-    int64_t load_leaves(const ir::Type &t, const std::string &src, int64_t off, const Val &dst,
-                        const std::string &at);
+    int64_t load_leaves(const ir::Type &t, const std::string &src, int64_t off, const Val &dst, const std::string &at);
 
     Val emit_read(const ir::Node &n);
 
@@ -487,8 +491,7 @@ public:
     Val load_value(const ir::Type &t, const std::string &src, int64_t off = 0);
 
     /** Store "v" (converted to the leaf dtypes of "t") at address expression "dst" + off. */
-    int64_t store_value(const ir::Type &t, const Val &v, const std::string &dst, int64_t off,
-                        const Loc &loc);
+    int64_t store_value(const ir::Type &t, const Val &v, const std::string &dst, int64_t off, const Loc &loc);
 
     /** Normalised axis (negative counts from the end); unsupported when out of range (sema
      *  rejects such axes). */

@@ -17,8 +17,7 @@ bool ExprEmitter::try_index_element(const ir::Node &n, Val &out) {
     const ir::Type *t = nullptr;
     int64_t off = 0;
     if (!point_read_part(*n.args.at(0), b, t, off)) return false;
-    if (t->is_tuple || t->dtype == DType::Key || t->shape.empty() || n.sindex.size() != t->shape.size())
-        return false;
+    if (t->is_tuple || t->dtype == DType::Key || t->shape.empty() || n.sindex.size() != t->shape.size()) return false;
     for (size_t d = 0; d < t->shape.size(); ++d)
         if (!t->shape[d].is_static() || n.sindex[d].kind != ir::SpatialIndex::Scalar) return false;
     for (const auto &si : n.sindex)
@@ -36,8 +35,8 @@ bool ExprEmitter::try_index_element(const ir::Node &n, Val &out) {
     std::vector<std::string> p;
     for (const auto &ri : b->index) p.push_back(index_c(*ri.point));
     std::string a = fresh("src");
-    line("const char *" + a + " = " + address(b->tensor, p) + " + " + std::to_string(off) + " + (" +
-         flat + ") * " + std::to_string(leaf_size(t->dtype)) + ";");
+    line("const char *" + a + " = " + address(b->tensor, p) + " + " + std::to_string(off) + " + (" + flat + ") * " +
+         std::to_string(leaf_size(t->dtype)) + ";");
     ir::Type et;
     et.dtype = t->dtype;
     out = off % leaf_size(t->dtype) == 0 ? view_value(et, a, 0, b->tensor) : load_value(et, a);
@@ -131,10 +130,14 @@ Val ExprEmitter::emit_index(const ir::Node &n) {
                 bool ha = q + a.dims.size() >= r, hb = q + bdims.size() >= r;
                 std::string da = ha ? a.dims[q + a.dims.size() - r] : "1", db = hb ? bdims[q + bdims.size() - r] : "1";
                 int64_t ma = ha ? a.maxs[q + a.dims.size() - r] : 1, mb = hb ? bmaxs[q + bmaxs.size() - r] : 1;
-                if (ma == 1 && da == "1") nd[q] = db, nm[q] = mb;
-                else if (mb == 1 && db == "1") nd[q] = da, nm[q] = ma;
-                else if (da == db) nd[q] = da, nm[q] = ma;
-                else unsupported(n.loc, "index arrays whose shapes broadcast only at run time");
+                if (ma == 1 && da == "1")
+                    nd[q] = db, nm[q] = mb;
+                else if (mb == 1 && db == "1")
+                    nd[q] = da, nm[q] = ma;
+                else if (da == db)
+                    nd[q] = da, nm[q] = ma;
+                else
+                    unsupported(n.loc, "index arrays whose shapes broadcast only at run time");
             }
             bdims = nd;
             bmaxs = nm;
@@ -218,8 +221,8 @@ Val ExprEmitter::emit_gather(const ir::Node &n) {
     line("long long " + k + " = " + idx.at(p) + ";");
     check_index(k, N, axis, n.loc);
     line("for (long long " + in + " = 0; " + in + " < " + inner + "; ++" + in + ") " +
-         r.at("(" + o + " * " + idx.numel() + " + " + p + ") * " + inner + " + " + in) + " = " +
-         x.name + "[(" + o + " * " + N + " + " + k + ") * " + inner + " + " + in + "];");
+         r.at("(" + o + " * " + idx.numel() + " + " + p + ") * " + inner + " + " + in) + " = " + x.name + "[(" + o +
+         " * " + N + " + " + k + ") * " + inner + " + " + in + "];");
     close();
     close();
     return r;

@@ -8,8 +8,7 @@ namespace trlc::codegen {
 const ir::Node *ExprEmitter::transpose_2d_source(const ir::Node &t) {
     if (t.kind != NodeKind::Builtin || t.builtin != BuiltinOp::Transpose) return nullptr;
     if (t.type.is_tuple || t.type.shape.size() != 2 || t.args.size() != 1) return nullptr;
-    if (t.has_axes && !t.axes.empty() && !(t.axes.size() == 2 && t.axes[0] == 1 && t.axes[1] == 0))
-        return nullptr;
+    if (t.has_axes && !t.axes.empty() && !(t.axes.size() == 2 && t.axes[0] == 1 && t.axes[1] == 0)) return nullptr;
     const ir::Node &x = *t.args[0];
     return x.type.is_tuple || x.type.shape.size() != 2 ? nullptr : &x;
 }
@@ -22,8 +21,10 @@ Val ExprEmitter::emit_matmul(const ir::Node &n) {
                                  ? transpose_2d_source(*n.args.at(0))
                                  : nullptr;
     Val a0 = at_src ? emit(*at_src) : emit(*n.args.at(0)), b0 = emit(*n.args.at(1));
-    if (at_src && a0.dims.size() == 2) std::swap(a0.dims[0], a0.dims[1]), std::swap(a0.maxs[0], a0.maxs[1]);
-    else if (at_src) unsupported(n.loc, "matmul of these values");
+    if (at_src && a0.dims.size() == 2)
+        std::swap(a0.dims[0], a0.dims[1]), std::swap(a0.maxs[0], a0.maxs[1]);
+    else if (at_src)
+        unsupported(n.loc, "matmul of these values");
     if (a0.tuple || b0.tuple || a0.dt == DType::Key || b0.dt == DType::Key || a0.scalar() || b0.scalar())
         unsupported(n.loc, "matmul of these values");
     DType result = n.type.dtype, dt = result == DType::Bool ? DType::I32 : result;
@@ -76,20 +77,20 @@ Val ExprEmitter::emit_matmul(const ir::Node &n) {
             close();
             tix = q + " * " + M + " + " + i;
         }
-        line("for (long long " + i + " = 0; " + i + " < " + mul_c(M, N) + "; ++" + i + ") " + rt.name + "[" +
-             base + " + " + i + "] = " + literal(dt, 0) + ";");
+        line("for (long long " + i + " = 0; " + i + " < " + mul_c(M, N) + "; ++" + i + ") " + rt.name + "[" + base +
+             " + " + i + "] = " + literal(dt, 0) + ";");
         open("for (long long " + q + " = 0; " + q + " < " + K + "; ++" + q + ")");
         open("for (long long " + j + " = 0; " + j + " < " + N + "; ++" + j + ")");
         line("const " + ct + " y = " + b.name + "[" + bo + " + " + q + " * " + N + " + " + j + "];");
         line(ct + " *const " + col + " = " + rt.name + " + " + base + " + " + j + " * " + M + ";");
-        line("for (long long " + i + " = 0; " + i + " < " + M + "; ++" + i + ") " + col + "[" + i + "] = " + col +
-             "[" + i + "] + " + tr.name + "[" + tix + "] * y;");
+        line("for (long long " + i + " = 0; " + i + " < " + M + "; ++" + i + ") " + col + "[" + i + "] = " + col + "[" +
+             i + "] + " + tr.name + "[" + tix + "] * y;");
         close();
         close();
         if (!one) {
             open("for (long long " + i + " = 0; " + i + " < " + M + "; ++" + i + ")");
-            line("for (long long " + j + " = 0; " + j + " < " + N + "; ++" + j + ") " + r.name + "[(" + bi + " * " +
-                 M + " + " + i + ") * " + N + " + " + j + "] = " + rt.name + "[" + j + " * " + M + " + " + i + "];");
+            line("for (long long " + j + " = 0; " + j + " < " + N + "; ++" + j + ") " + r.name + "[(" + bi + " * " + M +
+                 " + " + i + ") * " + N + " + " + j + "] = " + rt.name + "[" + j + " * " + M + " + " + i + "];");
             close();
         }
         close();
@@ -101,13 +102,13 @@ Val ExprEmitter::emit_matmul(const ir::Node &n) {
         std::string row = fresh("row");
         open("for (long long " + i + " = 0; " + i + " < " + M + "; ++" + i + ")");
         line(ct + " *const " + row + " = " + r.name + " + (" + bi + " * " + M + " + " + i + ") * " + N + ";");
-        line("for (long long " + j + " = 0; " + j + " < " + N + "; ++" + j + ") " + row + "[" + j + "] = " +
-             literal(dt, 0) + ";");
+        line("for (long long " + j + " = 0; " + j + " < " + N + "; ++" + j + ") " + row + "[" + j +
+             "] = " + literal(dt, 0) + ";");
         open("for (long long " + q + " = 0; " + q + " < " + K + "; ++" + q + ")");
         line("const " + ct + " x = " + a.name + "[" + aix + "];");
         line("const " + ct + " *const y = " + b.name + " + " + bo + " + " + q + " * " + N + ";");
-        line("for (long long " + j + " = 0; " + j + " < " + N + "; ++" + j + ") " + row + "[" + j + "] = " + row +
-             "[" + j + "] + x * y[" + j + "];");
+        line("for (long long " + j + " = 0; " + j + " < " + N + "; ++" + j + ") " + row + "[" + j + "] = " + row + "[" +
+             j + "] + x * y[" + j + "];");
         close();
         close();
         close();

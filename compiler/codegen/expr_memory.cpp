@@ -28,8 +28,10 @@ int64_t ExprEmitter::load_leaves(const ir::Type &t, const std::string &src, int6
     open("for (long long " + k + " = 0; " + k + " < " + std::to_string(n) + "; ++" + k + ")");
     std::string d = dst.scalar() ? dst.name : dst.name + "[" + at + " + " + k + "]";
     std::string s = src + " + " + std::to_string(off) + " + " + k + " * " + std::to_string(sz);
-    if (t.dtype == DType::Bool) line(d + " = *(const unsigned char *)(" + s + ") != 0;");
-    else line("memcpy(&" + d + ", " + s + ", " + std::to_string(sz) + ");");
+    if (t.dtype == DType::Bool)
+        line(d + " = *(const unsigned char *)(" + s + ") != 0;");
+    else
+        line("memcpy(&" + d + ", " + s + ", " + std::to_string(sz) + ");");
     close();
     return n * sz;
 }
@@ -128,8 +130,10 @@ Val ExprEmitter::view_value(const ir::Type &t, const std::string &src, int64_t o
     r.dims = dims_of(t);
     r.buffer = plan_.buffer_of(tensor);
     std::string ct = ctype(t.dtype), at = off ? src + " + " + std::to_string(off) : src;
-    if (r.scalar()) line("const " + ct + " " + r.name + " = *(const " + ct + " *)(" + at + ");");
-    else line("const " + ct + " *const " + r.name + " = (const " + ct + " *)(" + at + ");");
+    if (r.scalar())
+        line("const " + ct + " " + r.name + " = *(const " + ct + " *)(" + at + ");");
+    else
+        line("const " + ct + " *const " + r.name + " = (const " + ct + " *)(" + at + ");");
     return r;
 }
 
@@ -191,7 +195,8 @@ Val ExprEmitter::load_value(const ir::Type &t, const std::string &src, int64_t o
 
 int64_t ExprEmitter::store_value(const ir::Type &t, const Val &v, const std::string &dst, int64_t off, const Loc &loc) {
     if (t.is_tuple) {
-        if (!v.tuple || v.elems.size() != t.elems.size()) unsupported(loc, "storing a value that does not match its tuple type");
+        if (!v.tuple || v.elems.size() != t.elems.size())
+            unsupported(loc, "storing a value that does not match its tuple type");
         for (size_t k = 0; k < t.elems.size(); ++k) off = store_value(t.elems[k], v.elems[k], dst, off, loc);
         return off;
     }

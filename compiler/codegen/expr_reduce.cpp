@@ -53,8 +53,10 @@ Val ExprEmitter::emit_reduce(const ir::Node &n, const Val &x1) {
     std::string cnt = whole ? x0.numel() : prod_c(rdims);
     auto xst = strides_c(x0.dims), ost = strides_c(odims), rst = strides_c(rdims);
     std::string o = fresh("o"), base = fresh("base");
-    if (!whole) open("for (long long " + o + " = 0; " + o + " < " + r.numel() + "; ++" + o + ")");
-    else open("");
+    if (!whole)
+        open("for (long long " + o + " = 0; " + o + " < " + r.numel() + "; ++" + o + ")");
+    else
+        open("");
     if (!whole) {
         std::string b;
         for (int64_t d = 0, k = 0; d < rank; ++d) {
@@ -84,12 +86,14 @@ Val ExprEmitter::emit_reduce(const ir::Node &n, const Val &x1) {
         line(ct + " acc = " + literal(dt, 0) + ";");
         if (x0.lazy) {
             for_nd(x0, [&](const Ix &ix) { line("acc = acc + " + operand_c(conv(x0.lazy(ix), x0.dt, dt)) + ";"); });
-            if (op == BuiltinOp::Mean) line(std::string("acc = acc / (") + (f ? "float" : "double") + ")(" + cnt + ");");
+            if (op == BuiltinOp::Mean)
+                line(std::string("acc = acc / (") + (f ? "float" : "double") + ")(" + cnt + ");");
             line(out + " = " + conv("acc", dt, result) + ";");
             break;
         }
-        std::string add = dt == DType::I32 ? "acc = trlg_chk_i32((long long)acc + " + xi(i) + ", TRLG_OP_SUM, " + site(n.loc) + ");"
-                                           : "acc = acc + " + xi(i) + ";";
+        std::string add = dt == DType::I32
+                              ? "acc = trlg_chk_i32((long long)acc + " + xi(i) + ", TRLG_OP_SUM, " + site(n.loc) + ");"
+                              : "acc = acc + " + xi(i) + ";";
         line("for (long long " + i + " = 0; " + i + " < " + cnt + "; ++" + i + ") " + add);
         if (op == BuiltinOp::Mean) line(std::string("acc = acc / (") + (f ? "float" : "double") + ")(" + cnt + ");");
         line(out + " = " + conv("acc", dt, result) + ";");
@@ -108,10 +112,13 @@ Val ExprEmitter::emit_reduce(const ir::Node &n, const Val &x1) {
         line("long long best = 0;");
         open("for (long long " + i + " = 1; " + i + " < " + cnt + " && v == v; ++" + i + ")");
         line(ct + " y = " + xi(i) + ";");
-        line(std::string("if (y != y || y ") + (op == BuiltinOp::ReduceMin ? "<" : ">") + " v) { v = y; best = " + i + "; }");
+        line(std::string("if (y != y || y ") + (op == BuiltinOp::ReduceMin ? "<" : ">") + " v) { v = y; best = " + i +
+             "; }");
         close();
-        if (op == BuiltinOp::Argmax) line(out + " = " + conv("best", DType::I32, result) + ";");
-        else line(out + " = " + conv("v", dt, result) + ";  (void)best;");
+        if (op == BuiltinOp::Argmax)
+            line(out + " = " + conv("best", DType::I32, result) + ";");
+        else
+            line(out + " = " + conv("v", dt, result) + ";  (void)best;");
         close();
         break;
     }
@@ -131,8 +138,8 @@ Val ExprEmitter::emit_reduce(const ir::Node &n, const Val &x1) {
         close();
         open("else");
         line(ct + " s = " + literal(dt, 0) + ";");
-        line("for (long long " + i + " = 0; " + i + " < " + cnt + "; ++" + i + ") s += " + (f ? "trl::exp_f32(" : "exp(") +
-             xi(i) + " - mx);");
+        line("for (long long " + i + " = 0; " + i + " < " + cnt + "; ++" + i +
+             ") s += " + (f ? "trl::exp_f32(" : "exp(") + xi(i) + " - mx);");
         line(out + " = " + conv(std::string("mx + ") + (f ? "trl::log_f32(s)" : "log(s)"), dt, result) + ";");
         close();
         close();

@@ -93,7 +93,8 @@ Val ExprEmitter::emit_discounted_cumsum(const ir::Node &n) {
     line(ct + " next = " + literal(dt, 0) + ";");
     open("for (long long " + k + " = " + N + " - 1; " + k + " >= 0; --" + k + ")");
     line("const long long at = (" + o + " * " + N + " + " + k + ") * " + inner + " + " + in + ";");
-    std::string gk = g.static_one() || g.scalar() ? (g.scalar() ? g.name : g.name + "[0]") : operand_at(g, x, "at", n.loc);
+    std::string gk =
+        g.static_one() || g.scalar() ? (g.scalar() ? g.name : g.name + "[0]") : operand_at(g, x, "at", n.loc);
     line(ct + " y = " + k + " == " + N + " - 1 ? " + x.name + "[at] : " + x.name + "[at] + " + gk + " * next;");
     line(r.name + "[at] = y;");
     line("next = y;");
@@ -110,7 +111,8 @@ Val ExprEmitter::emit_concat(const ir::Node &n) {
     for (const auto &a : n.args) xs.push_back(emit(*a));
     if (xs.empty()) unsupported(n.loc, stack ? "stack of no arrays" : "concat of no arrays");
     for (const auto &x : xs)
-        if (x.tuple || (x.dt == DType::Key) != (dt == DType::Key)) unsupported(n.loc, stack ? "stack of these values" : "concat of these values");
+        if (x.tuple || (x.dt == DType::Key) != (dt == DType::Key))
+            unsupported(n.loc, stack ? "stack of these values" : "concat of these values");
     int64_t rank = static_cast<int64_t>(xs[0].dims.size()) + (stack ? 1 : 0);
     if (rank == 0) unsupported(n.loc, "concat of scalars");
     int64_t axis = norm_axis(n.has_axes && !n.axes.empty() ? n.axes[0] : 0, rank, n.loc);
@@ -120,8 +122,8 @@ Val ExprEmitter::emit_concat(const ir::Node &n) {
     open("for (long long " + o + " = 0; " + o + " < " + prod_c(xs[0].dims, 0, axis) + "; ++" + o + ")");
     for (const auto &x : xs) {
         std::string chunk = prod_c(x.dims, axis, x.dims.size());
-        line("for (long long " + c + " = 0; " + c + " < " + chunk + "; ++" + c + ") " + r.name + "[" + pos + "++] = " +
-             conv(x.scalar() ? x.name : x.name + "[" + mul_c(o, chunk) + " + " + c + "]", x.dt, dt) + ";");
+        line("for (long long " + c + " = 0; " + c + " < " + chunk + "; ++" + c + ") " + r.name + "[" + pos +
+             "++] = " + conv(x.scalar() ? x.name : x.name + "[" + mul_c(o, chunk) + " + " + c + "]", x.dt, dt) + ";");
     }
     close();
     return r;

@@ -18,8 +18,7 @@ Val ExprEmitter::emit_extra_builtin(const ir::Node &n) {
     case BuiltinOp::Orthogonal: {
         Val k = emit(*n.args.at(0));
         Val g = emit(*n.args.at(1));
-        if (k.tuple || k.dt != DType::Key || !k.scalar())
-            unsupported(n.loc, "orthogonal() from this key");
+        if (k.tuple || k.dt != DType::Key || !k.scalar()) unsupported(n.loc, "orthogonal() from this key");
         if (g.tuple || !g.scalar()) unsupported(n.loc, "orthogonal() with a non-scalar gain");
         const auto &sh = n.type.shape;
         if (sh.size() != 2 || !sh[0].is_static() || !sh[1].is_static())
@@ -31,20 +30,18 @@ Val ExprEmitter::emit_extra_builtin(const ir::Node &n) {
         line("double work[2 * " + size + "], out[" + size + "];");
         line("trlg_orthogonal_f64(" + k.name + ", " + lit_int(rows) + ", " + lit_int(cols) + ", " +
              conv(g.name, g.dt, DType::F64) + ", out, work);");
-        line("for (long long e = 0; e < " + size + "; ++e) " + r.name + "[e] = " +
-             conv("out[e]", DType::F64, dt) + ";");
+        line("for (long long e = 0; e < " + size + "; ++e) " + r.name + "[e] = " + conv("out[e]", DType::F64, dt) +
+             ";");
         close();
         return r;
     }
     case BuiltinOp::Permutation: {
         Val k = emit(*n.args.at(0));
-        if (k.tuple || k.dt != DType::Key || !k.scalar())
-            unsupported(n.loc, "permutation() from this key");
+        if (k.tuple || k.dt != DType::Key || !k.scalar()) unsupported(n.loc, "permutation() from this key");
         if (n.type.shape.size() != 1 || !n.type.shape[0].is_static())
             unsupported(n.loc, "permutation() of a dynamic length");
         Val r = declare(DType::I32, maxs_of(n.type), dims_of(n.type));
-        line("trl::permutation_i32(" + k.name + ", " + lit_int(n.type.shape[0].max_value) + ", " +
-             r.name + ");");
+        line("trl::permutation_i32(" + k.name + ", " + lit_int(n.type.shape[0].max_value) + ", " + r.name + ");");
         return r;
     }
     case BuiltinOp::ScatterAdd: {  // the adjoint of an indexing: O(n) adds, in k's order

@@ -77,8 +77,12 @@ bool same_scalar(const Node &a, const Node &b) {
         return false;
     switch (a.kind) {
     case NodeKind::Const: return a.data == b.data && a.bound == b.bound;
-    case NodeKind::Unary: if (a.uop != b.uop) return false; break;
-    case NodeKind::Binary: if (a.bop != b.bop) return false; break;
+    case NodeKind::Unary:
+        if (a.uop != b.uop) return false;
+        break;
+    case NodeKind::Binary:
+        if (a.bop != b.bop) return false;
+        break;
     case NodeKind::Where:
     case NodeKind::Cast: break;
     default: return false;
@@ -171,13 +175,22 @@ private:
         if (r->kind != a->kind || r->args.size() != a->args.size()) return false;
         bool fp = float_dtype(r->type.dtype);
         switch (r->kind) {
-        case NodeKind::Unary: if (!fp || r->uop != a->uop) return false; break;
-        case NodeKind::Binary: if ((!fp && r->type.dtype != DType::Bool) || r->bop != a->bop) return false; break;
-        case NodeKind::Where: if (!fp) return false; break;
-        case NodeKind::Cast: if (!fp || !float_dtype(r->args.at(0)->type.dtype)) return false; break;
+        case NodeKind::Unary:
+            if (!fp || r->uop != a->uop) return false;
+            break;
+        case NodeKind::Binary:
+            if ((!fp && r->type.dtype != DType::Bool) || r->bop != a->bop) return false;
+            break;
+        case NodeKind::Where:
+            if (!fp) return false;
+            break;
+        case NodeKind::Cast:
+            if (!fp || !float_dtype(r->args.at(0)->type.dtype)) return false;
+            break;
         case NodeKind::Builtin:
-            return fp && r->builtin == a->builtin && (r->builtin == BuiltinOp::Zeros || r->builtin == BuiltinOp::Ones) &&
-                   r->args.empty() && a->args.empty();
+            return fp && r->builtin == a->builtin &&
+                   (r->builtin == BuiltinOp::Zeros || r->builtin == BuiltinOp::Ones) && r->args.empty() &&
+                   a->args.empty();
         default: return false;
         }
         for (size_t k = 0; k < r->args.size(); ++k) {
@@ -229,9 +242,8 @@ private:
 /** A float scalar sum(f) over all of f's axes, f of rank >= 1 with the sum's dtype. */
 bool whole_sum(const Node &n) {
     return n.kind == NodeKind::Builtin && n.builtin == BuiltinOp::Sum && (!n.has_axes || n.axes.empty()) &&
-           !n.type.is_tuple && n.type.shape.empty() && float_dtype(n.type.dtype) && n.args.size() == 1 &&
-           n.args[0] && !n.args[0]->type.is_tuple && !n.args[0]->type.shape.empty() &&
-           n.args[0]->type.dtype == n.type.dtype;
+           !n.type.is_tuple && n.type.shape.empty() && float_dtype(n.type.dtype) && n.args.size() == 1 && n.args[0] &&
+           !n.args[0]->type.is_tuple && !n.args[0]->type.shape.empty() && n.args[0]->type.dtype == n.type.dtype;
 }
 
 /** The SumChains among the scalars below "root", outermost first; "memo" as Group::build. */
@@ -254,7 +266,8 @@ void find_chains(const ir::Program &prog, const MemPlan &plan, const NodePtr &ro
             if (whole_sum(*c) && c->type.dtype == n->type.dtype && !terms.empty()) {
                 terms.push_back(c);
                 std::vector<LeafStore> leaves;
-                for (size_t k = terms.size(); k-- > 0;) leaves.push_back({terms[k]->args[0], terms[k]->args[0]->type, 0});
+                for (size_t k = terms.size(); k-- > 0;)
+                    leaves.push_back({terms[k]->args[0], terms[k]->args[0]->type, 0});
                 Group g(prog, plan, leaves[0]);
                 size_t m = 0;
                 while (m < leaves.size() && g.add(leaves[m])) ++m;
@@ -338,7 +351,8 @@ void emit_horizontal(ExprEmitter &ee, const MemPlan &plan, const HorizontalPlan 
         ee.line("const long long " + seg + "[] = {" + list + "};");
         ee.open("for (long long " + s + " = 0; " + s + " < " + std::to_string(c.bounds.size() - 1) + "; ++" + s + ")");
         ee.line(std::string(ctype(dt)) + " acc = " + literal(dt, 0) + ";");
-        ee.open("for (long long " + k + " = " + seg + "[" + s + "]; " + k + " < " + seg + "[" + s + " + 1]; ++" + k + ")");
+        ee.open("for (long long " + k + " = " + seg + "[" + s + "]; " + k + " < " + seg + "[" + s + " + 1]; ++" + k +
+                ")");
         std::string e = x.lazy ? x.lazy(Ix{k, {}}) : x.at(k);
         ee.line("acc = acc + " + ExprEmitter::operand_c(conv(e, x.dt, dt)) + ";");
         ee.close();

@@ -58,9 +58,9 @@ struct LeafStore {
  *  point read "read" reads: the concatenated leaves of one tuple that a fused group reads.  Code
  *  generation binds it to a view of the arena (ExprEmitter::flat_view) before emitting. */
 struct FlatRead {
-    ir::NodePtr node;        // type: [N] of the leaves' dtype
-    ir::NodePtr read;        // a Read of one point of a tuple-valued tensor
-    int64_t off = 0;         // bytes into the read's value
+    ir::NodePtr node;  // type: [N] of the leaves' dtype
+    ir::NodePtr read;  // a Read of one point of a tuple-valued tensor
+    int64_t off = 0;   // bytes into the read's value
 };
 
 /** A chain ((sum(f_0) + sum(f_1)) + ...) + sum(f_m-1) of whole f32 / f64 sums of leaf
@@ -69,19 +69,19 @@ struct FlatRead {
  *  [bounds[j], bounds[j+1]) is summed from zero in element order and the segment sums are added
  *  left to right, the additions the chain makes, in its order. */
 struct SumChain {
-    ir::NodePtr root;                  // the last addition; code generation binds its value
-    ir::NodePtr flat;                  // f over [bounds.back()] elements
-    std::vector<int64_t> bounds;       // m + 1 element offsets
+    ir::NodePtr root;             // the last addition; code generation binds its value
+    ir::NodePtr flat;             // f over [bounds.back()] elements
+    std::vector<int64_t> bounds;  // m + 1 element offsets
 };
 
 /** The stores of a tuple statement after horizontal fusion. */
 struct HorizontalPlan {
-    std::vector<LeafStore> stores;     // in the order of the value's leaves
+    std::vector<LeafStore> stores;  // in the order of the value's leaves
     std::vector<FlatRead> flat_reads;
-    std::vector<SumChain> chains;      // emitted first
-    ir::NodePtr all;                   // a Tuple of every store's expr (ExprEmitter::count_uses)
-    int groups = 0;                    // fused groups and chains (>= 1)
-    int fused_leaves = 0;              // leaves inside them
+    std::vector<SumChain> chains;  // emitted first
+    ir::NodePtr all;               // a Tuple of every store's expr (ExprEmitter::count_uses)
+    int groups = 0;                // fused groups and chains (>= 1)
+    int fused_leaves = 0;          // leaves inside them
 };
 
 /** The horizontal fusion of the value "root" of a statement of tuple type "type" (see the file

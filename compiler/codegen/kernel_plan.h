@@ -23,7 +23,7 @@ namespace trlc {
 struct BlasProduct {
     const ir::Node *node = nullptr;
     ir::DType dt = ir::DType::F32;
-    int64_t m = 1, k = 1, n = 1;              // per point: A [m, k] ([k] when a_vector), B [k, n]
+    int64_t m = 1, k = 1, n = 1;  // per point: A [m, k] ([k] when a_vector), B [k, n]
     bool a_vector = false;
     /** Operand read in place from the arena (a point read of a tensor, or a tuple part of one,
      *  of the product's dtype): trl_gemm gets its arena address, computed on the host, and no
@@ -66,8 +66,8 @@ inline bool operand_read_back(const ir::Node &op, ir::DType dt) {
 
 /** What the two passes decided; statement indices are Schedule::statements indices. */
 struct KernelPlan {
-    std::map<int, BlasPlan> blas;  // tensor statement -> its products computed by trl_gemm
-    int64_t workspace_bytes = 0;   // the largest statement's workspace (statements run in turn)
+    std::map<int, BlasPlan> blas;          // tensor statement -> its products computed by trl_gemm
+    int64_t workspace_bytes = 0;           // the largest statement's workspace (statements run in turn)
     std::set<int> single;                  // tensor statements launched alone somewhere
     std::vector<std::vector<int>> groups;  // fused chains (statement indices, in order)
     /** (Block of the loop nest, its first child in the chain) -> (group, chain length). */
@@ -78,14 +78,14 @@ struct KernelPlan {
 const LoopNode *codegen_root(const Schedule &sched, const CodegenOptions &opts);
 
 /** The blas pass: fills plan->blas and plan->workspace_bytes (nothing with !opts.blas). */
-void plan_blas(const ir::Program &prog, const Schedule &sched, const MemPlan &plan,
-                   const CodegenOptions &opts, KernelPlan *out);
+void plan_blas(const ir::Program &prog, const Schedule &sched, const MemPlan &plan, const CodegenOptions &opts,
+               KernelPlan *out);
 
 /** The fusion pass over codegen_root's loop nest: fills plan->single, groups and fused_at.
  *  Without "pdg" or with !opts.fuse every statement is its own kernel.  Reads plan->blas (a
  *  statement with products is never fused), so it runs after plan_blas. */
-void plan_fusion(const ir::Program &prog, const Pdg *pdg, const Schedule &sched,
-                 const MemPlan &plan, const CodegenOptions &opts, KernelPlan *out);
+void plan_fusion(const ir::Program &prog, const Pdg *pdg, const Schedule &sched, const MemPlan &plan,
+                 const CodegenOptions &opts, KernelPlan *out);
 
 /** --print-after=blas: "x_1: [512, 4] x [4, 64] by trl_gemm" per statement with products (one
  *  [rows, k] x [k, n] per product), then "workspace: N bytes"; or "no products through trl_gemm". */

@@ -34,8 +34,8 @@ using namespace codegen;
 
 class ProductPlanner {
 public:
-    ProductPlanner(const ir::Program &prog, const Schedule &sched, const MemPlan &plan,
-                   const CodegenOptions &opts, KernelPlan *out)
+    ProductPlanner(const ir::Program &prog, const Schedule &sched, const MemPlan &plan, const CodegenOptions &opts,
+                   KernelPlan *out)
         : prog_(prog), sched_(sched), plan_(plan), opts_(opts), blas_(out->blas),
           workspace_bytes_(out->workspace_bytes) {}
 
@@ -177,7 +177,8 @@ private:
      *  read) of a static shape and a storable dtype. */
     static bool spillable(const ir::Node &n) {
         const ir::Type &t = n.type;
-        if (t.is_tuple || !(t.dtype == DType::F32 || t.dtype == DType::F64 || t.dtype == DType::I32 || t.dtype == DType::Bool))
+        if (t.is_tuple ||
+            !(t.dtype == DType::F32 || t.dtype == DType::F64 || t.dtype == DType::I32 || t.dtype == DType::Bool))
             return false;
         for (const auto &e : t.shape)
             if (!e.is_static() || e.max_value <= 0) return false;
@@ -207,7 +208,7 @@ private:
      *  kernel, which sums dv into db3 and multiplies h2ᵀ·dv into dW3, read dv instead of
      *  recomputing the value head's forward and the loss's adjoint. */
     void plan_spills(BlasPlan &bp, const ir::Node &body, const std::function<int64_t(int64_t)> &take) {
-        std::set<const ir::Node *> bound;                 // read from the workspace by kernel j
+        std::set<const ir::Node *> bound;                  // read from the workspace by kernel j
         std::vector<std::set<const ir::Node *>> computed;  // A sides of the earlier operand kernels
         std::vector<int> producer;
         std::function<void(const ir::Node &, std::set<const ir::Node *> &)> frontier =
@@ -274,8 +275,8 @@ const LoopNode *codegen_root(const Schedule &sched, const CodegenOptions &opts) 
     return opts.loop_nest ? opts.loop_nest.get() : sched.root.get();
 }
 
-void plan_blas(const ir::Program &prog, const Schedule &sched, const MemPlan &plan,
-                   const CodegenOptions &opts, KernelPlan *out) {
+void plan_blas(const ir::Program &prog, const Schedule &sched, const MemPlan &plan, const CodegenOptions &opts,
+               KernelPlan *out) {
     ProductPlanner(prog, sched, plan, opts, out).run();
 }
 
@@ -285,8 +286,7 @@ void print_blas(const Schedule &sched, const KernelPlan &k, std::ostream &out) {
         out << sched.statements.at(b.first).name << ":";
         for (size_t j = 0; j < b.second.products.size(); ++j) {
             const BlasProduct &p = b.second.products[j];
-            out << (j ? ", [" : " [") << b.second.points * p.m << ", " << p.k << "] x [" << p.k
-                << ", " << p.n << "]";
+            out << (j ? ", [" : " [") << b.second.points * p.m << ", " << p.k << "] x [" << p.k << ", " << p.n << "]";
         }
         out << " by trl_gemm\n";
         for (const BlasSpill &sp : b.second.spills) {

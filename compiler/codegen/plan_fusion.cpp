@@ -28,10 +28,10 @@ namespace {
 
 class FusionPlanner {
 public:
-    FusionPlanner(const ir::Program &prog, const Pdg *pdg, const Schedule &sched,
-                  const MemPlan &plan, const CodegenOptions &opts, KernelPlan *out)
-        : prog_(prog), pdg_(pdg), sched_(sched), plan_(plan), opts_(opts), blas_(out->blas),
-          single_(out->single), groups_(out->groups), fused_at_(out->fused_at) {}
+    FusionPlanner(const ir::Program &prog, const Pdg *pdg, const Schedule &sched, const MemPlan &plan,
+                  const CodegenOptions &opts, KernelPlan *out)
+        : prog_(prog), pdg_(pdg), sched_(sched), plan_(plan), opts_(opts), blas_(out->blas), single_(out->single),
+          groups_(out->groups), fused_at_(out->fused_at) {}
 
     void run() {
         if (const LoopNode *root = codegen_root(sched_, opts_)) plan_fusion(*root);
@@ -71,8 +71,7 @@ private:
         std::vector<int> cp = batch_positions_of(c), up = batch_positions_of(u);
         isl::map access = concrete(pdg_->impl(), e.access);
         isl_map *eq = isl_map_universe(access.get_space().release());
-        for (size_t i = 0; i < cp.size(); ++i)
-            eq = isl_map_equate(eq, isl_dim_in, cp[i], isl_dim_out, up[i]);
+        for (size_t i = 0; i < cp.size(); ++i) eq = isl_map_equate(eq, isl_dim_in, cp[i], isl_dim_out, up[i]);
         return access.is_subset(isl::manage(eq));
     }
 
@@ -87,8 +86,10 @@ private:
         for (size_t d = 0; d < b.modulus.size(); ++d) {
             bool batch = d < b.batch.size() && b.batch[d];
             if (batch && seen_window) return -1;
-            if (batch) points *= b.modulus[d];
-            else if (b.modulus[d] > 1) seen_window = true;
+            if (batch)
+                points *= b.modulus[d];
+            else if (b.modulus[d] > 1)
+                seen_window = true;
         }
         return points > 0 ? b.slots / points * b.slot_bytes : -1;
     }
@@ -116,8 +117,7 @@ private:
         for (int s : g) {
             const Statement &st = sched_.statements[s];
             const PdgNode *node = tensor_node(st.index);
-            if (!node || st.equation < 0 || st.equation >= static_cast<int>(node->equations.size()))
-                return false;
+            if (!node || st.equation < 0 || st.equation >= static_cast<int>(node->equations.size())) return false;
             for (int ei : node->equations[st.equation].edges) {
                 const PdgEdge &e = pdg_->impl().edges.at(ei);
                 const PdgNode &prod = pdg_->impl().nodes.at(e.producer);
@@ -174,8 +174,7 @@ private:
         };
         for (size_t i = 0; i < n.children.size(); ++i) {
             const LoopNode &ch = *n.children[i];
-            bool tensor = ch.kind == LoopNode::User &&
-                          sched_.statements.at(ch.stmt).kind == Statement::Tensor;
+            bool tensor = ch.kind == LoopNode::User && sched_.statements.at(ch.stmt).kind == Statement::Tensor;
             if (!tensor) {
                 flush(i);
                 plan_fusion(ch);
@@ -205,8 +204,8 @@ private:
 
 }  // namespace
 
-void plan_fusion(const ir::Program &prog, const Pdg *pdg, const Schedule &sched,
-                 const MemPlan &plan, const CodegenOptions &opts, KernelPlan *out) {
+void plan_fusion(const ir::Program &prog, const Pdg *pdg, const Schedule &sched, const MemPlan &plan,
+                 const CodegenOptions &opts, KernelPlan *out) {
     FusionPlanner(prog, pdg, sched, plan, opts, out).run();
 }
 

@@ -10,7 +10,8 @@ std::string prelude(const ir::Program &prog, const SourceManager *sm) {
                     "// code (runtime/trl_gen.h) read kArenaBytes and kTrlFiles\n";
     s += "static const char *const kTrlFiles[] = {";
     if (!sm || sm->size() == 0) s += "\"<input>\"";
-    for (int f = 0; sm && f < static_cast<int>(sm->size()); ++f) s += std::string(f ? ", " : "") + c_string(sm->file(f).path);
+    for (int f = 0; sm && f < static_cast<int>(sm->size()); ++f)
+        s += std::string(f ? ", " : "") + c_string(sm->file(f).path);
     s += "};\n#include \"trl_gen.h\"\n";
     // Loaded tensors.
     int64_t total = 0;
@@ -37,8 +38,9 @@ std::string prelude(const ir::Program &prog, const SourceManager *sm) {
                 s += "        static const long long " + shape + "[] = {" + d + "};\n";
             }
             int code = dtype_code(lt.dtype);
-            fields += std::string(fields.empty() ? "" : ", ") + "{\"\", " + (code < 0 ? "-1" : dtype_macro(lt.dtype)) + ", " +
-                      std::to_string(lt.shape.size()) + ", " + shape + ", host + kLoadBase + " + std::to_string(at) + "}";
+            fields += std::string(fields.empty() ? "" : ", ") + "{\"\", " + (code < 0 ? "-1" : dtype_macro(lt.dtype)) +
+                      ", " + std::to_string(lt.shape.size()) + ", " + shape + ", host + kLoadBase + " +
+                      std::to_string(at) + "}";
             at += value_bytes(lt);
         }
         s += "        const trl_field arrays[] = {" + fields + "};\n";

@@ -44,9 +44,9 @@ Candidate candidate(const std::string &line) {
             if (!ident_char(c)) return {};
         return {n, true};
     }
-    for (const char *prefix : {"const long long ", "const trl::Philox2x32Key ", "const char *",
-                               "const float *const ", "const double *const ", "const int32_t *const ",
-                               "const bool *const ", "const float *", "const double *", "const int32_t *"}) {
+    for (const char *prefix : {"const long long ", "const trl::Philox2x32Key ", "const char *", "const float *const ",
+                               "const double *const ", "const int32_t *const ", "const bool *const ", "const float *",
+                               "const double *", "const int32_t *"}) {
         std::string p = prefix;
         if (s.compare(0, p.size(), p) != 0) continue;
         size_t eq = s.find(" = ", p.size());
@@ -92,7 +92,9 @@ size_t prune_function(const std::vector<std::string> &lines, size_t lo, size_t h
         }
         return end;
     };
-    auto silences = [&](size_t k, const std::string &name) { return cand[k - lo].is_void && cand[k - lo].name == name; };
+    auto silences = [&](size_t k, const std::string &name) {
+        return cand[k - lo].is_void && cand[k - lo].name == name;
+    };
     size_t removed = 0;
     auto drop = [&](size_t k) { gone[k] = true, ++removed; };
     for (bool changed = true; changed;) {

@@ -58,7 +58,7 @@ bool replace_file(const fs::path &from, const fs::path &to) {
     fs::copy_file(from, tmp, fs::copy_options::overwrite_existing, ec);
     if (ec) return false;
     fs::permissions(tmp, fs::status(from, ec).permissions(), ec);  // an executable stays one
-    fs::rename(tmp, to, ec);  // atomic: a reader never sees half a file
+    fs::rename(tmp, to, ec);                                       // atomic: a reader never sees half a file
     if (ec) fs::remove(tmp, ec);
     return !ec;
 }
@@ -90,8 +90,10 @@ void BuildKey::add(const std::string &label, const std::string &data) {
 
 void BuildKey::add_file(const std::string &path) {
     std::string bytes;
-    if (read_bytes(path, &bytes)) add("file " + path, bytes);
-    else add("missing file", path);
+    if (read_bytes(path, &bytes))
+        add("file " + path, bytes);
+    else
+        add("missing file", path);
 }
 
 void BuildKey::add_tree(const std::string &dir) {
@@ -150,8 +152,7 @@ std::vector<std::string> key_arguments(const std::vector<std::string> &argv) {
     return out;
 }
 
-bool fetch_cached_build(const std::string &dir, const std::string &key, const std::string &output,
-                        bool keep_source) {
+bool fetch_cached_build(const std::string &dir, const std::string &key, const std::string &output, bool keep_source) {
     fs::path entry = fs::path(dir) / key;
     std::error_code ec;
     if (!fs::is_regular_file(entry / "program", ec)) return false;
@@ -162,8 +163,7 @@ bool fetch_cached_build(const std::string &dir, const std::string &key, const st
     return true;
 }
 
-void store_cached_build(const std::string &dir, const std::string &key, const std::string &output,
-                        bool keep_source) {
+void store_cached_build(const std::string &dir, const std::string &key, const std::string &output, bool keep_source) {
     std::error_code ec;
     fs::path entry = fs::path(dir) / key;
     fs::create_directories(entry, ec);
@@ -175,8 +175,10 @@ void store_cached_build(const std::string &dir, const std::string &key, const st
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
         if (!it->is_directory(ec)) continue;
         std::string name = it->path().filename().string();
-        if (name.size() == 64) programs.push_back({fs::last_write_time(it->path(), ec), it->path()});
-        else if (name.rfind("runtime-", 0) == 0) runtimes.push_back({fs::last_write_time(it->path(), ec), it->path()});
+        if (name.size() == 64)
+            programs.push_back({fs::last_write_time(it->path(), ec), it->path()});
+        else if (name.rfind("runtime-", 0) == 0)
+            runtimes.push_back({fs::last_write_time(it->path(), ec), it->path()});
     }
     for (auto *list : {&programs, &runtimes}) {
         size_t keep = list == &programs ? kMaxEntries : kMaxRuntimes;

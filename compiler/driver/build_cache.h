@@ -60,13 +60,11 @@ std::vector<std::string> key_arguments(const std::vector<std::string> &argv);
 
 /** A hit: copies the executable cached under "key" in "dir" to "output" (and its source to
  *  output + ".cu" when "keep_source") and returns true.  False on a miss or any I/O problem. */
-bool fetch_cached_build(const std::string &dir, const std::string &key, const std::string &output,
-                        bool keep_source);
+bool fetch_cached_build(const std::string &dir, const std::string &key, const std::string &output, bool keep_source);
 
 /** Stores the freshly built "output" (and output + ".cu" when it exists and "keep_source") under
  *  "key", then removes all but the newest 64 entries.  Failures are silent: the cache is an
  *  optimization, never a reason for a build to fail. */
-void store_cached_build(const std::string &dir, const std::string &key, const std::string &output,
-                        bool keep_source);
+void store_cached_build(const std::string &dir, const std::string &key, const std::string &output, bool keep_source);
 
 }  // namespace trlc

@@ -107,23 +107,24 @@ std::string sm_of_compute_cap(const std::string &cap) {
  *  the program must call the same libm as the interpreter, which is not always correctly rounded
  *  (tanh(0.8660254037844386) is 1 ulp low in glibc 2.36; test/lit/fuzz/host-constant-tanh.trl,
  *  found by the differential fuzzer). */
-const char *const kNoLibmFolding[] = {"-fno-builtin-pow", "-fno-builtin-powf", "-fno-builtin-exp", "-fno-builtin-expf",
-                                      "-fno-builtin-log", "-fno-builtin-logf", "-fno-builtin-tanh", "-fno-builtin-tanhf",
-                                      "-fno-builtin-sin", "-fno-builtin-sinf", "-fno-builtin-cos", "-fno-builtin-cosf",
-                                      "-fno-builtin-expm1", "-fno-builtin-log1p", "-fno-builtin-fmod", "-fno-builtin-fmodf"};
+const char *const kNoLibmFolding[] = {
+    "-fno-builtin-pow",   "-fno-builtin-powf",  "-fno-builtin-exp",  "-fno-builtin-expf",
+    "-fno-builtin-log",   "-fno-builtin-logf",  "-fno-builtin-tanh", "-fno-builtin-tanhf",
+    "-fno-builtin-sin",   "-fno-builtin-sinf",  "-fno-builtin-cos",  "-fno-builtin-cosf",
+    "-fno-builtin-expm1", "-fno-builtin-log1p", "-fno-builtin-fmod", "-fno-builtin-fmodf"};
 
 /** The host compiler and its code-generation flags (file comment): the -O level, the ISA of
  *  --march (default native), OpenMP, and the flags that keep the interpreter's arithmetic. */
 std::vector<std::string> host_flags(const BuildOptions &opts, const std::string &olevel) {
     std::vector<std::string> f = {env_or("CXX", "c++"), "-std=c++17", olevel};
     if (!opts.march.empty() && opts.march != "none") f.push_back("-march=" + opts.march);
-    for (const char *a : {"-fopenmp", "-ffp-contract=off", "-fno-strict-aliasing", "-fno-math-errno",
-                          "-fno-tree-slp-vectorize"})
+    for (const char *a :
+         {"-fopenmp", "-ffp-contract=off", "-fno-strict-aliasing", "-fno-math-errno", "-fno-tree-slp-vectorize"})
         f.push_back(a);
-    for (const char *a : kNoLibmFolding)
-        f.push_back(a);
+    for (const char *a : kNoLibmFolding) f.push_back(a);
     if (!opts.sanitize.empty())  // compile and link: the one command does both
-        for (const std::string &a : {"-fsanitize=" + opts.sanitize, std::string("-fno-omit-frame-pointer"), std::string("-g")})
+        for (const std::string &a :
+             {"-fsanitize=" + opts.sanitize, std::string("-fno-omit-frame-pointer"), std::string("-g")})
             f.push_back(a);
     return f;
 }
@@ -207,11 +208,10 @@ std::string detect_target() {
     std::string target = "host";
     ToolRun r = run_nvidia_smi({"-L"});
     if (r.started && r.exit_status == 0 && r.output.find("GPU ") != std::string::npos) target = "cuda";
-    std::string why = !r.started ? "nvidia-smi is not installed"
+    std::string why = !r.started         ? "nvidia-smi is not installed"
                       : target == "cuda" ? "nvidia-smi -L lists a GPU"
                                          : "nvidia-smi -L lists no GPU";
-    std::cerr << "trlc: building for " << target << " (" << why
-              << "; choose with --target=host|cuda)\n";
+    std::cerr << "trlc: building for " << target << " (" << why << "; choose with --target=host|cuda)\n";
     return target;
 }
 
@@ -231,7 +231,8 @@ bool check_build_options(const BuildOptions &opts, Diagnostics &diag) {
         }
     }
     bool march_ok = !opts.march.empty();
-    for (char c : opts.march) march_ok = march_ok && (isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.');
+    for (char c : opts.march)
+        march_ok = march_ok && (isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.');
     if (!march_ok) {
         diag.error("invalid --march '" + opts.march + "': expected an ISA name such as native, x86-64-v3 or none");
         ok = false;
@@ -243,7 +244,8 @@ bool check_build_options(const BuildOptions &opts, Diagnostics &diag) {
             if (end == std::string::npos) end = opts.sanitize.size();
             std::string s = opts.sanitize.substr(start, end - start);
             if (s != "address" && s != "undefined" && s != "leak") {
-                diag.error("invalid --sanitize '" + opts.sanitize + "': expected a comma-separated list of address, undefined and leak");
+                diag.error("invalid --sanitize '" + opts.sanitize +
+                           "': expected a comma-separated list of address, undefined and leak");
                 ok = false;
                 break;
             }
@@ -269,13 +271,11 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
     std::vector<char> tmpl(tmpl_s.begin(), tmpl_s.end());
     tmpl.push_back('\0');
     if (!mkdtemp(tmpl.data())) {
-        diag.error("cannot create a temporary directory in " + env_or("TMPDIR", "/tmp") + ": " +
-                   strerror(errno));
+        diag.error("cannot create a temporary directory in " + env_or("TMPDIR", "/tmp") + ": " + strerror(errno));
         return 1;
     }
     std::string tmpdir = tmpl.data();
-    std::string cu = opts.keep_source ? opts.output + ".cu"
-                                      : tmpdir + "/" + base_name(opts.output) + ".cu";
+    std::string cu = opts.keep_source ? opts.output + ".cu" : tmpdir + "/" + base_name(opts.output) + ".cu";
     std::vector<std::string> temp_files;
     if (!opts.keep_source) temp_files.push_back(cu);
     {
@@ -300,16 +300,16 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
             // Small f32 products through libxsmm (runtime/rt/trl_rt_host.cpp); its BLAS fallback
             // (sgemm_) comes from OpenBLAS, which follows it.
             argv.push_back("-DTRL_USE_LIBXSMM");
-            if (std::string(TRLC_LIBXSMM_INCLUDE_DIR) != "/usr/include")
-                argv.push_back("-I" TRLC_LIBXSMM_INCLUDE_DIR);
+            if (std::string(TRLC_LIBXSMM_INCLUDE_DIR) != "/usr/include") argv.push_back("-I" TRLC_LIBXSMM_INCLUDE_DIR);
             libs = {TRLC_LIBXSMM_LIBRARY, "-lopenblas", "-lpthread", "-ldl"};
         }
 #endif
         std::vector<std::string> rt_inputs;
         if (!opts.standalone)  // else the runtime is inside the source
-            rt_inputs = runtime_objects(argv, {rt + "/rt/trl_rt_common.cpp", rt + "/rt/trl_rt_host.cpp",
-                                               rt + "/trl_npy.cpp", rt + "/trl_json.cpp"},
-                                        rt, opts.cache_dir, tmpdir);
+            rt_inputs = runtime_objects(
+                argv,
+                {rt + "/rt/trl_rt_common.cpp", rt + "/rt/trl_rt_host.cpp", rt + "/trl_npy.cpp", rt + "/trl_json.cpp"},
+                rt, opts.cache_dir, tmpdir);
         for (const std::string &a : {std::string("-x"), std::string("c++"), cu, std::string("-x"), std::string("none")})
             argv.push_back(a);
         argv.insert(argv.end(), rt_inputs.begin(), rt_inputs.end());
@@ -341,17 +341,16 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
         argv.push_back("-gencode");
         argv.push_back("arch=compute_" + top.substr(3) + ",code=compute_" + top.substr(3));
         if (!opts.standalone) {  // else the runtime is inside the source
-            std::vector<std::string> rt_inputs =
-                runtime_objects(argv, {rt + "/rt/trl_rt_cuda.cu", rt + "/rt/trl_rt_common.cpp",
-                                       rt + "/trl_npy.cpp", rt + "/trl_json.cpp"},
-                                rt, opts.cache_dir, tmpdir);
+            std::vector<std::string> rt_inputs = runtime_objects(
+                argv,
+                {rt + "/rt/trl_rt_cuda.cu", rt + "/rt/trl_rt_common.cpp", rt + "/trl_npy.cpp", rt + "/trl_json.cpp"},
+                rt, opts.cache_dir, tmpdir);
             argv.push_back(cu);
             argv.insert(argv.end(), rt_inputs.begin(), rt_inputs.end());
         } else {
             argv.push_back(cu);
         }
-        for (const std::string &s : {"-I" + rt, std::string("-lcublas"), std::string("-o"),
-                                     opts.output})
+        for (const std::string &s : {"-I" + rt, std::string("-lcublas"), std::string("-o"), opts.output})
             argv.push_back(s);
     }
     ToolRun r = run_tool(argv, tmpdir + "/tool-output.txt");
@@ -364,8 +363,8 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
         return 1;
     }
     if (r.exit_status != 0) {
-        diag.error(tool_name + " failed (exit status " + std::to_string(r.exit_status) +
-                   ") building '" + opts.output + "'");
+        diag.error(tool_name + " failed (exit status " + std::to_string(r.exit_status) + ") building '" + opts.output +
+                   "'");
         std::cerr << "  command: " << command_text(argv) << "\n";
         if (!r.output.empty()) {
             std::cerr << "  its output:\n" << r.output;

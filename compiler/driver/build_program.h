@@ -17,12 +17,12 @@ struct BuildOptions {
      *  'very cheap' vectorizer cost model, which leaves the kernels' loops over arena pointers
      *  that may alias scalar: PPO CartPole trained 2.2x slower), -O2 for nvcc. */
     int opt_level = -1;
-    std::string march = "native";         // --march: host ISA (-march=ARCH); "" none
-    bool keep_source = false;             // --keep-source: keep OUT.cu next to OUT
+    std::string march = "native";  // --march: host ISA (-march=ARCH); "" none
+    bool keep_source = false;      // --keep-source: keep OUT.cu next to OUT
     /** --sanitize=LIST (host only): address, undefined, leak, comma-separated; the host build
      *  adds -fsanitize=LIST -fno-omit-frame-pointer -g.  "": none. */
     std::string sanitize;
-    bool standalone = false;              // the source has the runtime inlined (--standalone)
+    bool standalone = false;  // the source has the runtime inlined (--standalone)
     /** The build cache's directory (build_cache.h), "" for none: the runtime's sources are
      *  compiled once into objects there (per toolchain, flags and runtime text) and linked. */
     std::string cache_dir;

@@ -15,8 +15,7 @@ namespace trlc {
 /** Adds --incrementalize-min-bytes BYTES (into opts.incrementalize_min_bytes) and
  *  -fno-incrementalize (sets *no_incrementalize; the caller turns it into opts.incrementalize
  *  after parsing). */
-inline void add_incrementalize_options(CLI::App &app, DriverOptions &opts,
-                                       bool *no_incrementalize) {
+inline void add_incrementalize_options(CLI::App &app, DriverOptions &opts, bool *no_incrementalize) {
     app.add_option("--incrementalize-min-bytes", opts.incrementalize_min_bytes,
                    "make running sums only of tensors of at least BYTES (default 1 MB)");
     app.add_flag("--fno-incrementalize", *no_incrementalize,
@@ -32,12 +31,11 @@ inline void add_pipeline_options(CLI::App &app, DriverOptions &opts, bool *no_ve
     std::string list;
     for (const std::string &n : stages) list += (list.empty() ? "" : ", ") + n;
     app.add_option("--print-after", opts.print_after,
-                   "print the program (or the pass's result) on stderr after PASS: one of all, " +
-                       list + " (except build, interpret); comma-separated or repeated")
+                   "print the program (or the pass's result) on stderr after PASS: one of all, " + list +
+                       " (except build, interpret); comma-separated or repeated")
         ->delimiter(',')
         ->check(CLI::IsMember(printable_stage_names()));
-    app.add_option("--stop-after", opts.stop_after, "stop after pass PASS (exit 0)")
-        ->check(CLI::IsMember(stages));
+    app.add_option("--stop-after", opts.stop_after, "stop after pass PASS (exit 0)")->check(CLI::IsMember(stages));
     app.add_flag("--print-types", opts.print_types,
                  "with --print-after: every operation of the IR on its own line with its type");
     app.add_flag("--no-verify", *no_verify,

@@ -15,41 +15,40 @@
 
 namespace {
 
-const char *kDescription =
-    "trlc — compiler for .trl recurrent-tensor programs (deep RL as recurrence equations).\n"
-    "\n"
-    "Reads FILE.trl, checks it (names, shapes, dtypes, every read defined, no zero-distance\n"
-    "cycle) and then, depending on the options:\n"
-    "  --emit=KIND     prints one stage's output and stops:\n"
-    "                    ast      the syntax tree with source positions\n"
-    "                    types    every tensor's domain and inferred type\n"
-    "                    pdg      the polyhedral dependence graph (isl domains and accesses)\n"
-    "                    pdg-dot  the same graph for Graphviz\n"
-    "                    json     one JSON document: graph, schedule and memory plan\n"
-    "                    schedule the isl schedule tree (YAML) and the loop nest\n"
-    "                    memplan  storage, live range, offset of every tensor; the peak\n"
-    "                    cuda     the generated C++17/CUDA program (one .cu source)\n"
-    "  --interpret     runs the reference interpreter: emit records as JSON Lines on\n"
-    "                  stdout (or --log FILE), save outputs as .npy/.npz;\n"
-    "                  --interpret=scheduled runs in schedule order through the memory\n"
-    "                  plan (batch axes, windows, poisoned frees) and must print the same\n"
-    "                  output\n"
-    "  -o OUT          builds the executable OUT: writes the generated .cu and compiles\n"
-    "                  it with the runtime (--target=host: $CXX, default c++, with OpenMP\n"
-    "                  and OpenBLAS; --target=cuda: nvcc, or $TRLC_NVCC, with cuBLAS);\n"
-    "                  OUT --help lists the program's own options; a build from the\n"
-    "                  same inputs as an earlier one copies that executable from the\n"
-    "                  build cache ($TRLC_CACHE_DIR, else ~/.cache/trlc; --no-cache)\n"
-    "With none of these, trlc only checks the program.\n"
-    "\n"
-    "Passes, in order (names for --print-after, --stop-after and --time-passes):\n"
-    "%PASSES%"
-    "--print-after=PASS prints the program (the IR, close to .trl syntax; shared values as\n"
-    "%n = ... lines; --print-types adds every operation's type) or the pass's result on\n"
-    "stderr.  The IR verifier checks the IR after every pass that rewrites it (--no-verify).\n"
-    "\n"
-    "Exit codes: 0 success, 1 errors in the program or the command line, 2 internal\n"
-    "compiler error (a bug in trlc: please report it with the input).\n";
+const char *kDescription = "trlc — compiler for .trl recurrent-tensor programs (deep RL as recurrence equations).\n"
+                           "\n"
+                           "Reads FILE.trl, checks it (names, shapes, dtypes, every read defined, no zero-distance\n"
+                           "cycle) and then, depending on the options:\n"
+                           "  --emit=KIND     prints one stage's output and stops:\n"
+                           "                    ast      the syntax tree with source positions\n"
+                           "                    types    every tensor's domain and inferred type\n"
+                           "                    pdg      the polyhedral dependence graph (isl domains and accesses)\n"
+                           "                    pdg-dot  the same graph for Graphviz\n"
+                           "                    json     one JSON document: graph, schedule and memory plan\n"
+                           "                    schedule the isl schedule tree (YAML) and the loop nest\n"
+                           "                    memplan  storage, live range, offset of every tensor; the peak\n"
+                           "                    cuda     the generated C++17/CUDA program (one .cu source)\n"
+                           "  --interpret     runs the reference interpreter: emit records as JSON Lines on\n"
+                           "                  stdout (or --log FILE), save outputs as .npy/.npz;\n"
+                           "                  --interpret=scheduled runs in schedule order through the memory\n"
+                           "                  plan (batch axes, windows, poisoned frees) and must print the same\n"
+                           "                  output\n"
+                           "  -o OUT          builds the executable OUT: writes the generated .cu and compiles\n"
+                           "                  it with the runtime (--target=host: $CXX, default c++, with OpenMP\n"
+                           "                  and OpenBLAS; --target=cuda: nvcc, or $TRLC_NVCC, with cuBLAS);\n"
+                           "                  OUT --help lists the program's own options; a build from the\n"
+                           "                  same inputs as an earlier one copies that executable from the\n"
+                           "                  build cache ($TRLC_CACHE_DIR, else ~/.cache/trlc; --no-cache)\n"
+                           "With none of these, trlc only checks the program.\n"
+                           "\n"
+                           "Passes, in order (names for --print-after, --stop-after and --time-passes):\n"
+                           "%PASSES%"
+                           "--print-after=PASS prints the program (the IR, close to .trl syntax; shared values as\n"
+                           "%n = ... lines; --print-types adds every operation's type) or the pass's result on\n"
+                           "stderr.  The IR verifier checks the IR after every pass that rewrites it (--no-verify).\n"
+                           "\n"
+                           "Exit codes: 0 success, 1 errors in the program or the command line, 2 internal\n"
+                           "compiler error (a bug in trlc: please report it with the input).\n";
 
 /** kDescription with the pass list (driver/pipeline.h) in place of %PASSES%. */
 std::string description() {
@@ -79,8 +78,7 @@ int main(int argc, char **argv) {
         ->default_str("pointwise")
         ->check(CLI::IsMember({"pointwise", "scheduled"}));
     bool no_vectorize = false;
-    app.add_flag("--fno-vectorize", no_vectorize,
-                 "(spelled -fno-vectorize) keep every dim a loop: no batch axes");
+    app.add_flag("--fno-vectorize", no_vectorize, "(spelled -fno-vectorize) keep every dim a loop: no batch axes");
     bool no_incrementalize = false;
     trlc::add_incrementalize_options(app, opts, &no_incrementalize);
     bool no_fuse = false;
@@ -99,8 +97,7 @@ int main(int argc, char **argv) {
     app.add_flag("--fno-blas", no_blas,
                  "(spelled -fno-blas) with --emit=cuda or -o: every matmul a sequential k loop "
                  "(no trl_gemm: bit-exact with --interpret)");
-    app.add_option("-D", defines, "override a bound: -D NAME=VALUE (repeatable)")
-        ->allow_extra_args(false);
+    app.add_option("-D", defines, "override a bound: -D NAME=VALUE (repeatable)")->allow_extra_args(false);
     app.add_option("-I", opts.include_dirs, "add a directory to search for imports (repeatable)")
         ->allow_extra_args(false);
     app.add_option("--import-root", opts.import_root,
@@ -110,8 +107,7 @@ int main(int argc, char **argv) {
         ->check(CLI::ExistingDirectory);
     app.add_option("--seed", opts.seed, "seed of all random streams (default 0)");
     app.add_option("--log", opts.log_path, "write emit records to FILE instead of stdout");
-    app.add_option("-o", opts.output,
-                   "build the executable OUT from the generated .cu (host compiler or nvcc)");
+    app.add_option("-o", opts.output, "build the executable OUT from the generated .cu (host compiler or nvcc)");
     bool no_cache = false;
     app.add_flag("--no-cache", no_cache,
                  "with -o: build even if the build cache holds an executable built from the same "
@@ -128,8 +124,9 @@ int main(int argc, char **argv) {
                    "GPU architectures for nvcc, comma-separated, e.g. sm_80,sm_90 (default: those of the GPUs "
                    "nvidia-smi lists, else sm_80,sm_90); the highest is also embedded as PTX for newer GPUs")
         ->delimiter(',');
-    app.add_option("-O", opts.opt_level, "optimization level of the toolchain, -O0 .. -O3 "
-                                         "(default: -O3 for the host, whose kernels vectorize only at -O3; -O2 for nvcc)")
+    app.add_option("-O", opts.opt_level,
+                   "optimization level of the toolchain, -O0 .. -O3 "
+                   "(default: -O3 for the host, whose kernels vectorize only at -O3; -O2 for nvcc)")
         ->check(CLI::Range(0, 3));
     app.add_option("--march", opts.march,
                    "host builds: the instruction set, passed as -march=ARCH to the C++ compiler "
@@ -153,8 +150,7 @@ int main(int argc, char **argv) {
                  "headers, so the one .cu builds alone (c++ -fopenmp ... -lopenblas, or nvcc "
                  "... -lcublas)");
     app.add_flag("--no-color", opts.no_color, "never colour diagnostics");
-    app.add_flag("--time-passes", opts.time_passes,
-                 "print each pass's CPU and wall time on stderr at the end");
+    app.add_flag("--time-passes", opts.time_passes, "print each pass's CPU and wall time on stderr at the end");
     bool no_verify = false;
     trlc::add_pipeline_options(app, opts, &no_verify);
     // Hidden (empty group): shared with trl-opt, for tests of a hand-written schedule.

@@ -163,9 +163,7 @@ int memplan_stage(PipelineState &s) {
 }
 
 int runtime_bounds_stage(PipelineState &s) {  // --bound NAME=V of the generated program
-    return find_runtime_bounds(s.opts, s.prog, s.pdg, s.sched, s.plan, s.sm, s.codegen, s.diag)
-               ? 0
-               : 1;
+    return find_runtime_bounds(s.opts, s.prog, s.pdg, s.sched, s.plan, s.sm, s.codegen, s.diag) ? 0 : 1;
 }
 
 int blas_stage(PipelineState &s) {  // matmuls over the batch → trl_gemm
@@ -182,9 +180,8 @@ int codegen_stage(PipelineState &s) {
     SourceOptions source_opts;
     source_opts.standalone = s.opts.standalone;
     try {
-        s.source = finish_source(
-            emit_cuda(s.prog, s.pdg, s.sched, s.plan, &s.sm, s.codegen, &s.kernels), s.prog, s.sm,
-            s.opts.include_dirs, source_opts);
+        s.source = finish_source(emit_cuda(s.prog, s.pdg, s.sched, s.plan, &s.sm, s.codegen, &s.kernels), s.prog, s.sm,
+                                 s.opts.include_dirs, source_opts);
     } catch (const CodegenError &e) {
         s.diag.error(e.loc, e.message);
         return 1;
@@ -284,9 +281,12 @@ void print_runtime_bounds(const PipelineState &s, std::ostream &out) {
     size_t k = 0;
     for (const auto &b : s.prog.bounds) {
         out << b.first << " = " << b.second << ": ";
-        if (k >= s.codegen.bounds.size()) out << "fixed (not checked)";
-        else if (s.codegen.bounds[k].runtime) out << "run time, >= " << s.codegen.bounds[k].min_value;
-        else out << "fixed (" << s.codegen.bounds[k].fixed_reason << ")";
+        if (k >= s.codegen.bounds.size())
+            out << "fixed (not checked)";
+        else if (s.codegen.bounds[k].runtime)
+            out << "run time, >= " << s.codegen.bounds[k].min_value;
+        else
+            out << "fixed (" << s.codegen.bounds[k].fixed_reason << ")";
         out << "\n";
         ++k;
     }
@@ -312,30 +312,26 @@ const std::vector<Stage> kStages = {
     {"sema", "names, types, shapes; inline fns; the typed IR", nullptr, sema_stage, print_ir, true},
     {"externs", "check extern fns against their C++ headers", nullptr, externs_stage, print_ir, false},
     {"autodiff", "grad(y, x) becomes adjoint tensors", nullptr, autodiff_stage, print_ir, true},
-    {"incrementalize", "sums over slices become running sums", incrementalize_applies,
-     incrementalize_stage, print_incrementalized, true},
+    {"incrementalize", "sums over slices become running sums", incrementalize_applies, incrementalize_stage,
+     print_incrementalized, true},
     {"cse", "equal subexpressions computed once (-fno-cse)", cse_applies, cse_stage, print_ir, true},
     {"pdg", "the polyhedral dependence graph (isl)", nullptr, pdg_stage, print_pdg_of, false},
     {"checks", "every read defined; no zero-distance cycle", nullptr, checks_stage, print_ir, false},
-    {"vectorize", "dims that carry no dependence become batch axes", nullptr, vectorize_stage,
-     print_vectorized, false},
-    {"dead-points", "keep only the points an output needs (-fno-dead-points)", dead_points_applies,
-     dead_points_stage, print_pdg_of, false},
-    {"schedule", "the isl schedule tree and the loop nest", schedule_applies, schedule_stage,
-     print_schedule_of, false},
-    {"memplan", "storage, live range and offset of every tensor", schedule_applies, memplan_stage,
-     print_memplan_of, false},
-    {"runtime-bounds", "which bounds the executable may change (--bound)", codegen_applies,
-     runtime_bounds_stage, print_runtime_bounds, false},
-    {"blas", "matmuls over the batch become trl_gemm calls (-fno-blas)", codegen_applies,
-     blas_stage, print_blas_of, false},
-    {"fusion", "consecutive statements share a kernel (-fno-fusion)", codegen_applies,
-     fusion_stage, print_fusion_of, false},
-    {"codegen", "the C++17/CUDA source", codegen_applies, codegen_stage, print_source, false},
-    {"build", "compile the source with the toolchain (-o)", build_applies, build_stage, nullptr,
+    {"vectorize", "dims that carry no dependence become batch axes", nullptr, vectorize_stage, print_vectorized, false},
+    {"dead-points", "keep only the points an output needs (-fno-dead-points)", dead_points_applies, dead_points_stage,
+     print_pdg_of, false},
+    {"schedule", "the isl schedule tree and the loop nest", schedule_applies, schedule_stage, print_schedule_of, false},
+    {"memplan", "storage, live range and offset of every tensor", schedule_applies, memplan_stage, print_memplan_of,
      false},
-    {"interpret", "run the reference interpreter (--interpret)", interpret_applies,
-     interpret_stage, nullptr, false},
+    {"runtime-bounds", "which bounds the executable may change (--bound)", codegen_applies, runtime_bounds_stage,
+     print_runtime_bounds, false},
+    {"blas", "matmuls over the batch become trl_gemm calls (-fno-blas)", codegen_applies, blas_stage, print_blas_of,
+     false},
+    {"fusion", "consecutive statements share a kernel (-fno-fusion)", codegen_applies, fusion_stage, print_fusion_of,
+     false},
+    {"codegen", "the C++17/CUDA source", codegen_applies, codegen_stage, print_source, false},
+    {"build", "compile the source with the toolchain (-o)", build_applies, build_stage, nullptr, false},
+    {"interpret", "run the reference interpreter (--interpret)", interpret_applies, interpret_stage, nullptr, false},
 };
 
 /** --emit=KIND: the stage after which KIND is printed (on stdout), and how. */
@@ -350,10 +346,14 @@ void print_pdg_batch(const PipelineState &s, std::ostream &out) { print_pdg(s.pd
 void print_pdg_dot_of(const PipelineState &s, std::ostream &out) { print_pdg_dot(s.pdg, out); }
 
 const EmitKind kEmits[] = {
-    {"ast", "parse", print_ast_of},         {"types", "incrementalize", print_types_of},
-    {"pdg", "vectorize", print_pdg_batch},  {"pdg-dot", "vectorize", print_pdg_dot_of},
-    {"schedule", "schedule", print_schedule_of}, {"memplan", "memplan", print_memplan_of},
-    {"json", "memplan", print_json},        {"cuda", "codegen", print_source},
+    {"ast", "parse", print_ast_of},
+    {"types", "incrementalize", print_types_of},
+    {"pdg", "vectorize", print_pdg_batch},
+    {"pdg-dot", "vectorize", print_pdg_dot_of},
+    {"schedule", "schedule", print_schedule_of},
+    {"memplan", "memplan", print_memplan_of},
+    {"json", "memplan", print_json},
+    {"cuda", "codegen", print_source},
 };
 
 const EmitKind *emit_kind(const std::string &kind) {
@@ -459,8 +459,7 @@ int run_cached_build(PipelineState &s, const std::string &goal) {
 
 }  // namespace
 
-PipelineState::PipelineState(const DriverOptions &o, SourceManager &s, Diagnostics &d)
-    : opts(o), sm(s), diag(d) {
+PipelineState::PipelineState(const DriverOptions &o, SourceManager &s, Diagnostics &d) : opts(o), sm(s), diag(d) {
     codegen.fuse = o.fuse;
     codegen.blas = o.blas;
 }
@@ -483,10 +482,14 @@ std::vector<std::string> printable_stage_names() {
 std::string pipeline_goal(const DriverOptions &opts) {
     std::string goal = "checks";  // with nothing asked, trlc only checks the program
     bool asked = true;
-    if (const EmitKind *e = emit_kind(opts.emit)) goal = e->stage;
-    else if (!opts.output.empty()) goal = "build";
-    else if (!opts.interpret.empty()) goal = "interpret";
-    else asked = false;
+    if (const EmitKind *e = emit_kind(opts.emit))
+        goal = e->stage;
+    else if (!opts.output.empty())
+        goal = "build";
+    else if (!opts.interpret.empty())
+        goal = "interpret";
+    else
+        asked = false;
     if (!asked)
         for (const std::string &p : opts.print_after)  // run far enough to print what is asked
             if (stage_index(p) > stage_index(goal)) goal = p;

@@ -34,19 +34,19 @@ namespace trlc {
 
 struct DriverOptions {
     std::string input;
-    std::string emit;  // "", ast, types, pdg, pdg-dot, json, schedule, memplan, cuda
-    std::string interpret;  // "", "pointwise" or "scheduled"
-    bool vectorize = true;  // -fno-vectorize
-    bool incrementalize = true;  // -fno-incrementalize (passes/incrementalize.h)
+    std::string emit;                            // "", ast, types, pdg, pdg-dot, json, schedule, memplan, cuda
+    std::string interpret;                       // "", "pointwise" or "scheduled"
+    bool vectorize = true;                       // -fno-vectorize
+    bool incrementalize = true;                  // -fno-incrementalize (passes/incrementalize.h)
     int64_t incrementalize_min_bytes = 1 << 20;  // --incrementalize-min-bytes
-    bool fuse = true;       // -fno-fusion, alias -fno-fuse (the fusion pass: one kernel per statement)
-    bool blas = true;       // -fno-blas (the blas pass: every matmul a sequential k loop)
+    bool fuse = true;         // -fno-fusion, alias -fno-fuse (the fusion pass: one kernel per statement)
+    bool blas = true;         // -fno-blas (the blas pass: every matmul a sequential k loop)
     bool cse = true;          // -fno-cse (passes/cse.h: equal subexpressions computed once)
     bool dead_points = true;  // -fno-dead-points (pdg/dead_points.cpp: only the points outputs need)
     /** --runtime-bound: "" automatic (small programs), "none", or "I,T": check exactly these
      *  bounds for `--bound NAME=V` of the generated program (driver/runtime_bounds.h). */
     std::string runtime_bound;
-    std::string load_schedule;  // trl-opt --load-schedule
+    std::string load_schedule;             // trl-opt --load-schedule
     std::vector<std::string> raw_defines;  // "NAME=VALUE" as typed
     std::vector<std::string> include_dirs;
     std::string import_root;  // --import-root (SemaOptions::import_root)
@@ -55,17 +55,17 @@ struct DriverOptions {
     std::string output;  // -o: build an executable (build_program.h)
     /** The command line as typed (argv[1..]): part of the build cache's key (build_cache.h). */
     std::vector<std::string> argv;
-    bool cache = true;   // --no-cache: -o builds without reading or writing the build cache
+    bool cache = true;  // --no-cache: -o builds without reading or writing the build cache
     /** --depfile FILE (with -o): after a build, write "OUT: every .trl file read" in Makefile
      *  syntax, as compilers' -MF does (CMake's DEPFILE, Ninja's depfile). */
     std::string depfile;
-    std::string target;  // --target: "", host, cuda
+    std::string target;                   // --target: "", host, cuda
     std::vector<std::string> cuda_archs;  // --cuda-arch
-    int opt_level = -1;  // -O0 .. -O3 for the toolchain; -1: the target's default (BuildOptions)
-    std::string march = "native";  // --march: the host build's ISA (g++ -march=ARCH)
-    bool keep_source = false;  // --keep-source
-    std::string sanitize;      // --sanitize=address,undefined,leak (host builds; BuildOptions)
-    bool standalone = false;   // --standalone: inline the runtime into the generated source
+    int opt_level = -1;                   // -O0 .. -O3 for the toolchain; -1: the target's default (BuildOptions)
+    std::string march = "native";         // --march: the host build's ISA (g++ -march=ARCH)
+    bool keep_source = false;             // --keep-source
+    std::string sanitize;                 // --sanitize=address,undefined,leak (host builds; BuildOptions)
+    bool standalone = false;              // --standalone: inline the runtime into the generated source
     bool no_color = false;
     bool color = false;
     bool time_passes = false;  // --time-passes: CPU and wall time per stage on stderr
@@ -93,7 +93,7 @@ struct PipelineState {
     int file = -1;
     ast::Module module;
     ir::Program prog;
-    bool grad_done = false;                     // autodiff ran: no Grad node may remain
+    bool grad_done = false;                       // autodiff ran: no Grad node may remain
     std::vector<std::string> incrementalize_log;  // one line per running sum made
     Pdg pdg;
     VectorizeDecision vec;

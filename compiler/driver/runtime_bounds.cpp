@@ -52,9 +52,7 @@ const char *kNotAsked = "not asked for (trlc --runtime-bound)";
 const char *kNone = "trlc --runtime-bound=none";
 
 /** The generated source up to the loop nest: kernels, host functions, the arena constants. */
-std::string kernel_part(const std::string &src) {
-    return src.substr(0, src.find("\n// The schedule's loop nest"));
-}
+std::string kernel_part(const std::string &src) { return src.substr(0, src.find("\n// The schedule's loop nest")); }
 
 /** kCompiledIn, naming the first kernel or host function of "base" (the generated source up
  *  to the loop nest) whose text differs in "other": "(in x_1: x at prog.trl:4)". */
@@ -66,8 +64,7 @@ std::string compiled_in(const std::string &base, const std::string &other) {
          line = line ? base.rfind("\n// ", line - 1) : std::string::npos) {
         std::string text = base.substr(line + 4, base.find('\n', line + 1) - line - 4);
         size_t colon = text.find(": ");
-        if (colon != std::string::npos && colon > 0 && text.find(' ') > colon &&
-            text.find(" at ") != std::string::npos)
+        if (colon != std::string::npos && colon > 0 && text.find(' ') > colon && text.find(" at ") != std::string::npos)
             where = text;  // `x_1: x at prog.trl:4`, a statement's kernel
     }
     size_t at_file = where.rfind(" at "), slash = where.rfind('/');
@@ -102,15 +99,13 @@ struct Variant {
 };
 
 bool same_layout(const MemPlan &a, const MemPlan &b) {
-    if (a.peak_bytes != b.peak_bytes || a.buffers.size() != b.buffers.size() ||
-        a.frees_after != b.frees_after)
+    if (a.peak_bytes != b.peak_bytes || a.buffers.size() != b.buffers.size() || a.frees_after != b.frees_after)
         return false;
     for (size_t i = 0; i < a.buffers.size(); ++i) {
         const Buffer &x = a.buffers[i], &y = b.buffers[i];
-        if (x.tensor != y.tensor || x.kind != y.kind || x.lower != y.lower ||
-            x.modulus != y.modulus || x.stride != y.stride || x.batch != y.batch ||
-            x.slots != y.slots || x.slot_bytes != y.slot_bytes || x.bytes != y.bytes ||
-            x.offset != y.offset || x.donated_from != y.donated_from)
+        if (x.tensor != y.tensor || x.kind != y.kind || x.lower != y.lower || x.modulus != y.modulus ||
+            x.stride != y.stride || x.batch != y.batch || x.slots != y.slots || x.slot_bytes != y.slot_bytes ||
+            x.bytes != y.bytes || x.offset != y.offset || x.donated_from != y.donated_from)
             return false;
     }
     return true;
@@ -132,9 +127,8 @@ std::vector<std::string> split_names(const std::string &s) {
 
 class Finder {
 public:
-    Finder(const DriverOptions &opts, const ir::Program &prog, const Pdg &pdg,
-           const Schedule &sched, const MemPlan &plan, const SourceManager &sm,
-           const CodegenOptions &cg)
+    Finder(const DriverOptions &opts, const ir::Program &prog, const Pdg &pdg, const Schedule &sched,
+           const MemPlan &plan, const SourceManager &sm, const CodegenOptions &cg)
         : opts_(opts), prog_(prog), pdg_(pdg), sched_(sched), plan_(plan), sm_(sm), cg_(cg) {
         for (const auto &b : prog.bounds) {
             names_.push_back(b.first);
@@ -178,9 +172,8 @@ public:
                 info.runtime = true;
                 accepted[static_cast<int>(k)] = info.min_value;
             } else if (explicit_) {
-                diag.error("--runtime-bound: bound '" + names_[k] + "' (= " +
-                           std::to_string(values_[k]) + ") cannot change at run time: " +
-                           info.fixed_reason);
+                diag.error("--runtime-bound: bound '" + names_[k] + "' (= " + std::to_string(values_[k]) +
+                           ") cannot change at run time: " + info.fixed_reason);
                 return false;
             }
         }
@@ -202,8 +195,8 @@ private:
         for (const Buffer &b : plan_.buffers) {
             const ir::Tensor &t = prog_.tensors.at(b.tensor);
             for (size_t p = 0; p < t.dims.size() && p < b.modulus.size(); ++p)
-                if (prog_.dims[t.dims[p]].bound_name == name && b.modulus[p] > 1 &&
-                    b.modulus[p] == b.extent[p] && b.extent[p] >= values_[k])
+                if (prog_.dims[t.dims[p]].bound_name == name && b.modulus[p] > 1 && b.modulus[p] == b.extent[p] &&
+                    b.extent[p] >= values_[k])
                     return kSizesBuffer;
         }
         if (values_[k] >= INT32_MAX) return kCompiledIn;
@@ -214,19 +207,17 @@ private:
      *  compilation in "out" (its statements and dependences checked against the parametric
      *  "domains"), or a reason.  Cheap (no scheduler, no memory plan), so it runs before the
      *  parametric loop nest is built. */
-    std::string variant_schedule(const std::map<int, int64_t> &values, bool shift,
-                                 const std::string &domains, std::unique_ptr<Variant> *out) {
+    std::string variant_schedule(const std::map<int, int64_t> &values, bool shift, const std::string &domains,
+                                 std::unique_ptr<Variant> *out) {
         std::vector<std::string> defines;
-        for (const auto &v : values)
-            defines.push_back(names_[v.first] + "=" + std::to_string(v.second));
+        for (const auto &v : values) defines.push_back(names_[v.first] + "=" + std::to_string(v.second));
         auto var = std::make_unique<Variant>(nested_options(opts_, defines));
         PipelineState &st = var->st;
         try {
             if (run_pipeline(st, "dead-points") != 0) return kNoCompile;
             std::string why;
             PassTimer timer("compiled schedule at the other value");
-            if (!schedule_like(st.prog, st.pdg, st.vec.batch, prog_, sched_, shift, domains,
-                               st.sched, &why))
+            if (!schedule_like(st.prog, st.pdg, st.vec.batch, prog_, sched_, shift, domains, st.sched, &why))
                 return why;
         } catch (...) {  // isl, internal errors: this value is simply not usable
             return kNoCompile;
@@ -237,8 +228,8 @@ private:
 
     /** The kernels of variant "var" (variant_schedule's) under loop nest "nest", after comparing
      *  its memory plan; "" and the text in "kernels", or a reason. */
-    std::string variant_kernels(Variant &var, const LoopNodePtr &nest,
-                                const std::vector<BoundInfo> &bounds, std::string *kernels) {
+    std::string variant_kernels(Variant &var, const LoopNodePtr &nest, const std::vector<BoundInfo> &bounds,
+                                std::string *kernels) {
         PipelineState &st = var.st;
         CodegenOptions cg = cg_;
         cg.bounds = bounds;
@@ -260,8 +251,7 @@ private:
     /** The tensors and their equation counts: what the passes made of the program. */
     static std::string statement_list(const ir::Program &p) {
         std::string out;
-        for (const auto &t : p.tensors)
-            out += t.name + "/" + std::to_string(t.equations.size()) + " ";
+        for (const auto &t : p.tensors) out += t.name + "/" + std::to_string(t.equations.size()) + " ";
         return out;
     }
 
@@ -285,68 +275,67 @@ private:
 
     /** Check bound k together with "accepted"; "" with its smallest value and the loop nest
      *  of accepted + k, or the reason it stays fixed. */
-    std::string check(int k, const std::map<int, int64_t> &accepted, int64_t *min_value,
-                      LoopNodePtr *nest) {
+    std::string check(int k, const std::map<int, int64_t> &accepted, int64_t *min_value, LoopNodePtr *nest) {
         int64_t v = values_[k];
         std::vector<std::pair<int64_t, int64_t>> tries;  // (w, m)
         if (v > 2) tries.push_back({2, 2});
         tries.push_back({v + 1, v});
         std::string reason, first;
         for (const auto &t : tries) {
-          for (bool shift : {true, false}) {  // statements after the loop move with the bound
-            std::map<int, int64_t> mins = accepted;
-            mins[k] = t.second;
-            std::string why, domains;
-            bool proven = false;
-            {
-                PassTimer timer("parametric domains and dependences");
-                proven = parametric_domains(prog_, pdg_, sched_, mins, shift, &why, &domains);
-            }
-            if (!proven) {
-                reason = "the schedule changes with it (" + why + ")";
-                continue;
-            }
-            std::map<int, int64_t> values = accepted;  // the others at their smallest values
-            values[k] = t.first;
-            // The program at the other value first: its statements and dependences against
-            // the parametric ones (a guard or an index that follows the bound fails here,
-            // before the costly loop nest is built).
-            std::unique_ptr<Variant> var;
-            std::string why_here = variant_schedule(values, shift, domains, &var);
-            if (!why_here.empty()) {
+            for (bool shift : {true, false}) {  // statements after the loop move with the bound
+                std::map<int, int64_t> mins = accepted;
+                mins[k] = t.second;
+                std::string why, domains;
+                bool proven = false;
+                {
+                    PassTimer timer("parametric domains and dependences");
+                    proven = parametric_domains(prog_, pdg_, sched_, mins, shift, &why, &domains);
+                }
+                if (!proven) {
+                    reason = "the schedule changes with it (" + why + ")";
+                    continue;
+                }
+                std::map<int, int64_t> values = accepted;  // the others at their smallest values
+                values[k] = t.first;
+                // The program at the other value first: its statements and dependences against
+                // the parametric ones (a guard or an index that follows the bound fails here,
+                // before the costly loop nest is built).
+                std::unique_ptr<Variant> var;
+                std::string why_here = variant_schedule(values, shift, domains, &var);
+                if (!why_here.empty()) {
+                    if (shift || first.empty()) first = why_here;
+                    continue;
+                }
+                LoopNodePtr n;
+                {
+                    PassTimer timer("parametric loop nest");
+                    n = parametric_loop_nest(prog_, pdg_, sched_, mins, shift, &why);
+                }
+                if (!n) {
+                    reason = "the schedule changes with it (" + why + ")";
+                    continue;
+                }
+                CodegenOptions cg = cg_;
+                cg.bounds.assign(names_.size(), BoundInfo());  // kernels read these as TRLG_BOUND
+                for (const auto &a : mins) cg.bounds[a.first].runtime = true;
+                cg.loop_nest = n;
+                std::string base;
+                try {
+                    base = kernel_part(emit_cuda(prog_, pdg_, sched_, plan_, &sm_, cg));
+                } catch (const CodegenError &) {
+                    return kCompiledIn;
+                }
+                std::string kernels;
+                why_here = variant_kernels(*var, n, cg.bounds, &kernels);
+                if (why_here.empty() && kernels != base) why_here = compiled_in(base, kernels);
+                if (why_here.empty()) why_here = statements_at_large(k);
+                if (why_here.empty()) {
+                    *min_value = t.second;
+                    *nest = n;
+                    return "";
+                }
                 if (shift || first.empty()) first = why_here;
-                continue;
             }
-            LoopNodePtr n;
-            {
-                PassTimer timer("parametric loop nest");
-                n = parametric_loop_nest(prog_, pdg_, sched_, mins, shift, &why);
-            }
-            if (!n) {
-                reason = "the schedule changes with it (" + why + ")";
-                continue;
-            }
-            CodegenOptions cg = cg_;
-            cg.bounds.assign(names_.size(), BoundInfo());  // kernels read these as TRLG_BOUND
-            for (const auto &a : mins) cg.bounds[a.first].runtime = true;
-            cg.loop_nest = n;
-            std::string base;
-            try {
-                base = kernel_part(emit_cuda(prog_, pdg_, sched_, plan_, &sm_, cg));
-            } catch (const CodegenError &) {
-                return kCompiledIn;
-            }
-            std::string kernels;
-            why_here = variant_kernels(*var, n, cg.bounds, &kernels);
-            if (why_here.empty() && kernels != base) why_here = compiled_in(base, kernels);
-            if (why_here.empty()) why_here = statements_at_large(k);
-            if (why_here.empty()) {
-                *min_value = t.second;
-                *nest = n;
-                return "";
-            }
-            if (shift || first.empty()) first = why_here;
-          }
         }
         // The reason at the last value tried, statements moved with the bound (w = v + 1: at
         // w = 2 a program often degenerates), else the last one found at another value, else
@@ -367,9 +356,8 @@ private:
 
 }  // namespace
 
-bool find_runtime_bounds(const DriverOptions &opts, const ir::Program &prog, const Pdg &pdg,
-                         const Schedule &sched, const MemPlan &plan, const SourceManager &sm,
-                         CodegenOptions &codegen, Diagnostics &diag) {
+bool find_runtime_bounds(const DriverOptions &opts, const ir::Program &prog, const Pdg &pdg, const Schedule &sched,
+                         const MemPlan &plan, const SourceManager &sm, CodegenOptions &codegen, Diagnostics &diag) {
     CodegenOptions base = codegen;
     base.bounds.clear();
     base.loop_nest = nullptr;

@@ -19,8 +19,7 @@ namespace trlc {
  *  which the program does not compile only rules the bound out (no message).  False after
  *  an error in "diag": opts.runtime_bound names a bound that does not exist or does not
  *  qualify. */
-bool find_runtime_bounds(const DriverOptions &opts, const ir::Program &prog, const Pdg &pdg,
-                         const Schedule &sched, const MemPlan &plan, const SourceManager &sm,
-                         CodegenOptions &codegen, Diagnostics &diag);
+bool find_runtime_bounds(const DriverOptions &opts, const ir::Program &prog, const Pdg &pdg, const Schedule &sched,
+                         const MemPlan &plan, const SourceManager &sm, CodegenOptions &codegen, Diagnostics &diag);
 
 }  // namespace trlc

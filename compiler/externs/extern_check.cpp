@@ -51,8 +51,7 @@ public:
     std::string message, file;
     unsigned line = 0, col = 0;
 
-    void HandleDiagnostic(clang::DiagnosticsEngine::Level level,
-                          const clang::Diagnostic &info) override {
+    void HandleDiagnostic(clang::DiagnosticsEngine::Level level, const clang::Diagnostic &info) override {
         DiagnosticConsumer::HandleDiagnostic(level, info);
         if (level < clang::DiagnosticsEngine::Error || !message.empty()) return;
         llvm::SmallString<256> text;
@@ -95,20 +94,18 @@ const char *c_name(ir::DType d) {
 
 /** One C++ parameter the ABI asks for. */
 struct WantParam {
-    std::string name;    // s, a, out0, ...
-    std::string what;    // "parameter 's' (f64[4])" / "result 1 (f32)"
-    ir::Type type;       // not a tuple
+    std::string name;  // s, a, out0, ...
+    std::string what;  // "parameter 's' (f64[4])" / "result 1 (f32)"
+    ir::Type type;     // not a tuple
     bool output = false;
 };
 
 /** The declaration the ABI asks for, as C++ ("const double s[4]", "float *out1"). */
 std::string spelled(const WantParam &w) {
-    if (w.type.shape.empty())
-        return std::string(c_name(w.type.dtype)) + (w.output ? " *" : " ") + w.name;
+    if (w.type.shape.empty()) return std::string(c_name(w.type.dtype)) + (w.output ? " *" : " ") + w.name;
     int64_t n = 1;
     for (const ir::Extent &e : w.type.shape) n *= e.max_value;
-    return std::string(w.output ? "" : "const ") + c_name(w.type.dtype) + " " + w.name + "[" +
-           std::to_string(n) + "]";
+    return std::string(w.output ? "" : "const ") + c_name(w.type.dtype) + " " + w.name + "[" + std::to_string(n) + "]";
 }
 
 /** Why parameter "p" does not fit "w" ("" when it does). */
@@ -123,8 +120,10 @@ std::string mismatch(clang::ASTContext &ctx, const clang::ParmVarDecl *p, const 
             return "";
         }
         clang::QualType pointee;
-        if (t->isPointerType()) pointee = t->getPointeeType();
-        else return "an output must be a pointer";
+        if (t->isPointerType())
+            pointee = t->getPointeeType();
+        else
+            return "an output must be a pointer";
         if (pointee.isConstQualified()) return "an output must not be const";
         if (!ctx.hasSameType(pointee.getUnqualifiedType(), elem)) return "its type differs";
         return "";
@@ -137,8 +136,7 @@ std::string mismatch(clang::ASTContext &ctx, const clang::ParmVarDecl *p, const 
         at = a->getElementType();
     }
     if (extents.empty()) {
-        if (t->isPointerType() || t->isIncompleteArrayType())
-            return "it has no extent: declare it as an array";
+        if (t->isPointerType() || t->isIncompleteArrayType()) return "it has no extent: declare it as an array";
         return "an array must be passed as an array";
     }
     // A const array's element type carries the const (const double[4] = array of const double).
@@ -153,8 +151,7 @@ std::string mismatch(clang::ASTContext &ctx, const clang::ParmVarDecl *p, const 
 }
 
 /** A trlc Loc for a Clang location (the file added to "sm"), or an invalid Loc. */
-Loc to_loc(const clang::SourceManager &csm, clang::SourceLocation at, SourceManager &sm,
-           int length) {
+Loc to_loc(const clang::SourceManager &csm, clang::SourceLocation at, SourceManager &sm, int length) {
     if (at.isInvalid()) return {};
     clang::PresumedLoc p = csm.getPresumedLoc(csm.getFileLoc(at));
     if (!p.isValid()) return {};
@@ -162,8 +159,7 @@ Loc to_loc(const clang::SourceManager &csm, clang::SourceLocation at, SourceMana
     int id = sm.find(path);
     if (id < 0) id = sm.load(path, nullptr);
     if (id < 0) return {};
-    return Loc{id, static_cast<int>(p.getLine()), static_cast<int>(p.getColumn()),
-               std::max(1, length)};
+    return Loc{id, static_cast<int>(p.getLine()), static_cast<int>(p.getColumn()), std::max(1, length)};
 }
 
 Loc file_loc(SourceManager &sm, const std::string &path, unsigned line, unsigned col) {
@@ -194,16 +190,14 @@ std::vector<const clang::FunctionDecl *> similar(clang::ASTContext &ctx, const s
         if (n.rfind("__", 0) == 0 || seen.count(n)) continue;
         unsigned limit = static_cast<unsigned>(std::max<size_t>(1, name.size() / 3));
         unsigned dist = want.edit_distance(n, true, limit);  // limit + 1 when farther
-        bool close = dist <= limit ||
-                     want.equals_insensitive(n) ||
+        bool close = dist <= limit || want.equals_insensitive(n) ||
                      (name.size() >= 4 && llvm::StringRef(n).contains_insensitive(want)) ||
                      (n.size() >= 4 && want.contains_insensitive(n));
         if (!close) continue;
         seen.insert(n);
         found.push_back({dist, fd});
     }
-    std::stable_sort(found.begin(), found.end(),
-                     [](const auto &a, const auto &b) { return a.first < b.first; });
+    std::stable_sort(found.begin(), found.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
     std::vector<const clang::FunctionDecl *> r;
     for (const auto &f : found) r.push_back(f.second);
     return r;
@@ -211,20 +205,20 @@ std::vector<const clang::FunctionDecl *> similar(clang::ASTContext &ctx, const s
 
 class Checker {
 public:
-    Checker(const ir::ExternFn &f, const std::string &header_path, clang::ASTContext &ctx,
-            SourceManager &sm, Diagnostics &diag)
-        : f_(f), path_(header_path), ctx_(ctx), csm_(ctx.getSourceManager()), sm_(sm),
-          diag_(diag) {}
+    Checker(const ir::ExternFn &f, const std::string &header_path, clang::ASTContext &ctx, SourceManager &sm,
+            Diagnostics &diag)
+        : f_(f), path_(header_path), ctx_(ctx), csm_(ctx.getSourceManager()), sm_(sm), diag_(diag) {}
 
     bool run() {
         const std::string &hdr = f_.header;
         clang::IdentifierInfo &id = ctx_.Idents.get(f_.name);
         std::vector<const clang::FunctionDecl *> fns;
         for (const clang::NamedDecl *d : ctx_.getTranslationUnitDecl()->lookup(&id)) {
-            if (const auto *fd = llvm::dyn_cast<clang::FunctionDecl>(d)) fns.push_back(fd);
+            if (const auto *fd = llvm::dyn_cast<clang::FunctionDecl>(d))
+                fns.push_back(fd);
             else if (llvm::isa<clang::FunctionTemplateDecl>(d)) {
-                diag_.error(f_.loc, "extern fn '" + f_.name + "' is a function template in '" +
-                                        hdr + "'; trlc calls a plain function");
+                diag_.error(f_.loc, "extern fn '" + f_.name + "' is a function template in '" + hdr +
+                                        "'; trlc calls a plain function");
                 diag_.note(where(d), "declared here");
                 return false;
             }
@@ -236,8 +230,8 @@ public:
                 std::string names;
                 for (size_t k = 0; k < near.size() && k < 4; ++k)
                     names += (k ? ", '" : "'") + near[k]->getName().str() + "'";
-                diag_.note(where(near[0]), std::string("did you mean ") +
-                                               (near.size() > 1 ? "one of " : "") + names + "?");
+                diag_.note(where(near[0]),
+                           std::string("did you mean ") + (near.size() > 1 ? "one of " : "") + names + "?");
             }
             return false;
         }
@@ -247,9 +241,8 @@ public:
             for (const clang::FunctionDecl *fd : fns)
                 if (fd->getNumParams() == wanted().size()) fit.push_back(fd);
             if (fit.size() != 1) {
-                diag_.error(f_.loc, "'" + hdr + "' declares " + std::to_string(fns.size()) +
-                                        " overloads of '" + f_.name +
-                                        "'; trlc calls one plain function");
+                diag_.error(f_.loc, "'" + hdr + "' declares " + std::to_string(fns.size()) + " overloads of '" +
+                                        f_.name + "'; trlc calls one plain function");
                 diag_.note(where(fns[0]), "one is declared here");
                 return false;
             }
@@ -270,15 +263,12 @@ private:
     std::vector<WantParam> wanted() const {
         std::vector<WantParam> w;
         for (const auto &p : f_.params)
-            w.push_back({p.first, "parameter '" + p.first + "' (" + ir::type_to_string(p.second) + ")",
-                         p.second, false});
-        std::vector<ir::Type> results =
-            f_.result.is_tuple ? f_.result.elems : std::vector<ir::Type>{f_.result};
+            w.push_back(
+                {p.first, "parameter '" + p.first + "' (" + ir::type_to_string(p.second) + ")", p.second, false});
+        std::vector<ir::Type> results = f_.result.is_tuple ? f_.result.elems : std::vector<ir::Type>{f_.result};
         for (size_t k = 0; k < results.size(); ++k) {
-            std::string what = f_.result.is_tuple ? "result " + std::to_string(k) + " ("
-                                                  : "the result (";
-            w.push_back({"out" + std::to_string(k), what + ir::type_to_string(results[k]) + ")",
-                         results[k], true});
+            std::string what = f_.result.is_tuple ? "result " + std::to_string(k) + " (" : "the result (";
+            w.push_back({"out" + std::to_string(k), what + ir::type_to_string(results[k]) + ")", results[k], true});
         }
         return w;
     }
@@ -308,38 +298,38 @@ private:
         }
         bool host = fd->hasAttr<clang::CUDAHostAttr>(), device = fd->hasAttr<clang::CUDADeviceAttr>();
         if (fd->hasAttr<clang::CUDAGlobalAttr>()) {
-            diag_.error(f_.loc, fn + " is a __global__ kernel in '" + hdr +
-                                    "'; trlc calls a __host__ __device__ function");
+            diag_.error(f_.loc,
+                        fn + " is a __global__ kernel in '" + hdr + "'; trlc calls a __host__ __device__ function");
             diag_.note(where(fd), "declared here");
             return false;
         }
         if (!host || !device) {
-            diag_.error(f_.loc, fn + " must be callable on the host and the device, but '" + hdr +
-                                    "' declares it " +
+            diag_.error(f_.loc, fn + " must be callable on the host and the device, but '" + hdr + "' declares it " +
                                     (device ? "__device__ only" : "without __host__ __device__"));
             diag_.note(where(fd), "declared here; write TRL_HOST_DEVICE (trl_rt.h) or "
                                   "__host__ __device__ before it");
             return false;
         }
         if (!fd->isDefined()) {
-            diag_.error(f_.loc, fn + " is declared in '" + hdr + "' but not defined there; trlc "
-                                     "compiles only the header, so define it in the header");
+            diag_.error(f_.loc, fn + " is declared in '" + hdr +
+                                    "' but not defined there; trlc "
+                                    "compiles only the header, so define it in the header");
             diag_.note(where(fd), "declared here");
             return false;
         }
         bool ok = true;
         if (!fd->getReturnType()->isVoidType()) {
-            diag_.error(f_.loc, fn + " returns its results through its last parameters, so its "
-                                     "C++ function returns void, not '" +
-                                     type_text(ctx_, fd->getReturnType()) + "'");
+            diag_.error(f_.loc, fn +
+                                    " returns its results through its last parameters, so its "
+                                    "C++ function returns void, not '" +
+                                    type_text(ctx_, fd->getReturnType()) + "'");
             diag_.note(where(fd), "declared here; expected " + signature(want));
             ok = false;
         }
         if (fd->getNumParams() != want.size() || fd->isVariadic()) {
-            diag_.error(f_.loc, fn + " needs a C++ function of " + std::to_string(want.size()) +
-                                    " parameters (" + std::to_string(f_.params.size()) +
-                                    " inputs, then one output per result), but '" + hdr +
-                                    "' declares " + std::to_string(fd->getNumParams()) +
+            diag_.error(f_.loc, fn + " needs a C++ function of " + std::to_string(want.size()) + " parameters (" +
+                                    std::to_string(f_.params.size()) + " inputs, then one output per result), but '" +
+                                    hdr + "' declares " + std::to_string(fd->getNumParams()) +
                                     (fd->isVariadic() ? " and '...'" : ""));
             diag_.note(where(fd), "declared here; expected " + signature(want));
             return false;
@@ -350,10 +340,10 @@ private:
             if (why.empty()) continue;
             std::string pname = p->getName().empty() ? "" : " '" + p->getName().str() + "'";
             diag_.error(f_.loc, fn + ": " + want[k].what + " is passed as '" + spelled(want[k]) +
-                                    "', but C++ parameter " + std::to_string(k + 1) + pname +
-                                    " does not match (" + why + ")");
-            Loc at = to_loc(csm_, p->getLocation(), sm_,
-                            p->getIdentifier() ? static_cast<int>(p->getName().size()) : 1);
+                                    "', but C++ parameter " + std::to_string(k + 1) + pname + " does not match (" +
+                                    why + ")");
+            Loc at =
+                to_loc(csm_, p->getLocation(), sm_, p->getIdentifier() ? static_cast<int>(p->getName().size()) : 1);
             diag_.note(at, "declared here as '" + type_text(ctx_, p->getOriginalType()) + "'");
             ok = false;
         }
@@ -368,14 +358,13 @@ private:
     Diagnostics &diag_;
 };
 
-const char *kPrelude =
-    "#define __host__ __attribute__((host))\n"
-    "#define __device__ __attribute__((device))\n"
-    "#define __global__ __attribute__((global))\n"
-    "#define __shared__ __attribute__((shared))\n"
-    "#define __constant__ __attribute__((constant))\n"
-    "#define __forceinline__ __inline__ __attribute__((always_inline))\n"
-    "#define __CUDACC__ 1\n";
+const char *kPrelude = "#define __host__ __attribute__((host))\n"
+                       "#define __device__ __attribute__((device))\n"
+                       "#define __global__ __attribute__((global))\n"
+                       "#define __shared__ __attribute__((shared))\n"
+                       "#define __constant__ __attribute__((constant))\n"
+                       "#define __forceinline__ __inline__ __attribute__((always_inline))\n"
+                       "#define __CUDACC__ 1\n";
 
 }  // namespace
 
@@ -393,8 +382,8 @@ std::string extern_header_path(const ir::ExternFn &f, const SourceManager &sm,
     return "";
 }
 
-bool check_externs(const ir::Program &prog, SourceManager &sm,
-                   const std::vector<std::string> &include_dirs, Diagnostics &diag) {
+bool check_externs(const ir::Program &prog, SourceManager &sm, const std::vector<std::string> &include_dirs,
+                   Diagnostics &diag) {
     std::string runtime = runtime_dir();
     bool ok = true;
     // One parse per header, shared by the externs it declares.
@@ -403,40 +392,43 @@ bool check_externs(const ir::Program &prog, SourceManager &sm,
         if (f.name.empty()) continue;  // sema reported its declaration
         std::string path = extern_header_path(f, sm, include_dirs);
         if (path.empty()) {
-            std::string searched =
-                f.loc.valid() && f.loc.file < sm.size() ? dir_of(sm.file(f.loc.file).path) : ".";
+            std::string searched = f.loc.valid() && f.loc.file < sm.size() ? dir_of(sm.file(f.loc.file).path) : ".";
             for (const std::string &d : include_dirs) searched += ", " + d;
-            diag.error(f.loc, "cannot find header '" + f.header + "' of extern fn '" + f.name +
-                                  "' (searched " + searched + ")");
+            diag.error(f.loc, "cannot find header '" + f.header + "' of extern fn '" + f.name + "' (searched " +
+                                  searched + ")");
             ok = false;
             continue;
         }
         by_header[path].push_back(&f);
     }
     for (const auto &[path, fns] : by_header) {
-        std::vector<std::string> args = {"-x", "cuda", "--cuda-host-only", "-nocudainc",
-                                         "-nocudalib", "-std=c++17", "-Wno-unknown-cuda-version",
-                                         "-resource-dir=" TRLC_CLANG_RESOURCE_DIR, "-w",
-                                         "-I" + dir_of(path), "-I" + runtime};
+        std::vector<std::string> args = {"-x",
+                                         "cuda",
+                                         "--cuda-host-only",
+                                         "-nocudainc",
+                                         "-nocudalib",
+                                         "-std=c++17",
+                                         "-Wno-unknown-cuda-version",
+                                         "-resource-dir=" TRLC_CLANG_RESOURCE_DIR,
+                                         "-w",
+                                         "-I" + dir_of(path),
+                                         "-I" + runtime};
         for (const std::string &d : include_dirs) args.push_back("-I" + d);
         std::string code = std::string(kPrelude) + "#include \"" + path + "\"\n";
         FirstError errors;
         std::unique_ptr<clang::ASTUnit> ast = clang::tooling::buildASTFromCodeWithArgs(
-            code, args, "trlc-extern-check.cu", "trlc",
-            std::make_shared<clang::PCHContainerOperations>(),
-            clang::tooling::getClangStripDependencyFileAdjuster(),
-            clang::tooling::FileContentMappings(), &errors);
+            code, args, "trlc-extern-check.cu", "trlc", std::make_shared<clang::PCHContainerOperations>(),
+            clang::tooling::getClangStripDependencyFileAdjuster(), clang::tooling::FileContentMappings(), &errors);
         if (!ast || errors.getNumErrors() > 0) {
             const ir::ExternFn &f = *fns[0];
-            diag.error(f.loc, "cannot read header '" + f.header + "' of extern fn '" + f.name +
-                                  "': Clang reports an error");
+            diag.error(f.loc,
+                       "cannot read header '" + f.header + "' of extern fn '" + f.name + "': Clang reports an error");
             Loc at = file_loc(sm, errors.file, errors.line, errors.col);
             diag.note(at, errors.message.empty() ? "(no message)" : "clang: " + errors.message);
             ok = false;
             continue;
         }
-        for (const ir::ExternFn *f : fns)
-            ok &= Checker(*f, path, ast->getASTContext(), sm, diag).run();
+        for (const ir::ExternFn *f : fns) ok &= Checker(*f, path, ast->getASTContext(), sm, diag).run();
     }
     return ok;
 }

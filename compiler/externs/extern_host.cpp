@@ -53,8 +53,7 @@ int64_t count(const ir::Type &t) {
 }
 
 std::string wrapper(const ir::ExternFn &f) {
-    std::string s = "extern \"C\" void trlc_extern_" + f.name +
-                    "(const double *const *in, double *const *out) {\n";
+    std::string s = "extern \"C\" void trlc_extern_" + f.name + "(const double *const *in, double *const *out) {\n";
     std::vector<std::string> args;
     for (size_t k = 0; k < f.params.size(); ++k) {
         const ir::Type &t = f.params[k].second;
@@ -63,13 +62,12 @@ std::string wrapper(const ir::ExternFn &f) {
             s += "    " + ct + " " + a + " = (" + ct + ")in[" + std::to_string(k) + "][0];\n";
         } else {
             std::string n = std::to_string(count(t));
-            s += "    " + ct + " " + a + "[" + n + "];\n    for (long i = 0; i < " + n + "; ++i) " +
-                 a + "[i] = (" + ct + ")in[" + std::to_string(k) + "][i];\n";
+            s += "    " + ct + " " + a + "[" + n + "];\n    for (long i = 0; i < " + n + "; ++i) " + a + "[i] = (" +
+                 ct + ")in[" + std::to_string(k) + "][i];\n";
         }
         args.push_back(a);
     }
-    std::vector<ir::Type> results =
-        f.result.is_tuple ? f.result.elems : std::vector<ir::Type>{f.result};
+    std::vector<ir::Type> results = f.result.is_tuple ? f.result.elems : std::vector<ir::Type>{f.result};
     std::string copy_out;
     for (size_t k = 0; k < results.size(); ++k) {
         const ir::Type &t = results[k];
@@ -82,8 +80,7 @@ std::string wrapper(const ir::ExternFn &f) {
             std::string n = std::to_string(count(t));
             s += "    " + ct + " " + r + "[" + n + "] = {};\n";
             args.push_back(r);
-            copy_out += "    for (long i = 0; i < " + n + "; ++i) out[" + o + "][i] = (double)" +
-                        r + "[i];\n";
+            copy_out += "    for (long i = 0; i < " + n + "; ++i) out[" + o + "][i] = (double)" + r + "[i];\n";
         }
     }
     s += "    " + f.name + "(";
@@ -93,8 +90,8 @@ std::string wrapper(const ir::ExternFn &f) {
 
 }  // namespace
 
-bool load_host_externs(const ir::Program &prog, const SourceManager &sm,
-                       const std::vector<std::string> &include_dirs, Diagnostics &diag) {
+bool load_host_externs(const ir::Program &prog, const SourceManager &sm, const std::vector<std::string> &include_dirs,
+                       Diagnostics &diag) {
     const ir::ExternFn *first = nullptr;
     std::string src = "// trlc: extern fns for the interpreter\n#include <stdint.h>\n";
     std::vector<std::string> headers;
@@ -116,16 +113,16 @@ bool load_host_externs(const ir::Program &prog, const SourceManager &sm,
     tmpl.push_back('\0');
     if (!mkdtemp(tmpl.data())) {
         diag.error(first->loc, std::string("cannot create a temporary directory for the extern "
-                                           "fns of the interpreter: ") + strerror(errno));
+                                           "fns of the interpreter: ") +
+                                   strerror(errno));
         return false;
     }
-    std::string dir = tmpl.data(), cpp = dir + "/externs.cpp", so = dir + "/externs.so",
-                log = dir + "/log.txt";
+    std::string dir = tmpl.data(), cpp = dir + "/externs.cpp", so = dir + "/externs.so", log = dir + "/log.txt";
     std::ofstream(cpp) << src;
     std::string runtime = runtime_dir();
     const char *cxx = getenv("CXX");
-    std::vector<std::string> argv = {cxx && *cxx ? cxx : "c++", "-std=c++17", "-O2",
-                                     "-ffp-contract=off", "-fPIC", "-shared", "-w"};
+    std::vector<std::string> argv = {
+        cxx && *cxx ? cxx : "c++", "-std=c++17", "-O2", "-ffp-contract=off", "-fPIC", "-shared", "-w"};
     for (const std::string &h : headers) {
         size_t s = h.rfind('/');
         argv.push_back("-I" + h.substr(0, s == std::string::npos ? 0 : s));
@@ -135,8 +132,7 @@ bool load_host_externs(const ir::Program &prog, const SourceManager &sm,
     for (const std::string &a : {cpp, std::string("-o"), so}) argv.push_back(a);
     ToolRun run = run_tool(argv, log);
     int status = run.started ? run.exit_status : -1;
-    std::string output = run.started ? run.output
-                                     : "cannot run '" + argv[0] + "': " + strerror(run.spawn_errno);
+    std::string output = run.started ? run.output : "cannot run '" + argv[0] + "': " + strerror(run.spawn_errno);
     void *lib = status == 0 ? dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL) : nullptr;
     std::string dl_error = status == 0 && !lib ? dlerror() : "";
     for (const std::string &f : {cpp, so, log}) std::remove(f.c_str());

@@ -20,8 +20,8 @@ using HostExternFn = void (*)(const double *const *in, double *const *out);
  *  header's directory, the runtime and "include_dirs" on the include path) and load a wrapper of
  *  every extern fn of "prog".  A toolchain failure is an error at the first extern declaration
  *  with the command and its output; returns false then.  Loaded functions stay loaded. */
-bool load_host_externs(const ir::Program &prog, const SourceManager &sm,
-                       const std::vector<std::string> &include_dirs, Diagnostics &diag);
+bool load_host_externs(const ir::Program &prog, const SourceManager &sm, const std::vector<std::string> &include_dirs,
+                       Diagnostics &diag);
 
 /** The loaded wrapper of extern fn "name", or null (load_host_externs was not run). */
 HostExternFn host_extern(const std::string &name);

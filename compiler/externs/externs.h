@@ -31,8 +31,8 @@ std::string extern_header_path(const ir::ExternFn &f, const SourceManager &sm,
  *  defined, has void result and one parameter per input and per result element, each of the
  *  right type and extent.  Errors are reported at the .trl declaration with notes at the
  *  header's declarations (header files are added to "sm").  Returns false after an error. */
-bool check_externs(const ir::Program &prog, SourceManager &sm,
-                   const std::vector<std::string> &include_dirs, Diagnostics &diag);
+bool check_externs(const ir::Program &prog, SourceManager &sm, const std::vector<std::string> &include_dirs,
+                   Diagnostics &diag);
 
 /** How the generated source is finished before it is printed or compiled. */
 struct SourceOptions {
@@ -42,9 +42,8 @@ struct SourceOptions {
 
 /** "source" from emit_cuda with the extern headers #included (absolute paths) after the
  *  runtime's headers, the runtime inlined when opts.standalone, formatted when opts.format. */
-std::string finish_source(const std::string &source, const ir::Program &prog,
-                          const SourceManager &sm, const std::vector<std::string> &include_dirs,
-                          const SourceOptions &opts);
+std::string finish_source(const std::string &source, const ir::Program &prog, const SourceManager &sm,
+                          const std::vector<std::string> &include_dirs, const SourceOptions &opts);
 
 /** "source" formatted with libFormat: LLVM style, 4-space indent, 100 columns, comments kept
  *  (see format_source.cpp).  Returns "source" unchanged if libFormat fails. */

@@ -63,8 +63,8 @@ public:
         bool ok = false;
         std::string text = read_text(path, &ok);
         if (!ok) return "#error \"trlc --standalone: cannot read " + path + "\"\n";
-        return "// ---- begin " + shown + " " + std::string(std::max<int>(3, 80 - shown.size()), '-') +
-               "\n" + expand(text, dir_name(path)) + "// ---- end " + shown + "\n";
+        return "// ---- begin " + shown + " " + std::string(std::max<int>(3, 80 - shown.size()), '-') + "\n" +
+               expand(text, dir_name(path)) + "// ---- end " + shown + "\n";
     }
 
     void mark_done(const std::string &path) { done_.insert(path); }
@@ -88,8 +88,10 @@ private:
     }
     std::string resolve(const std::string &name, const std::string &dir) {
         std::vector<std::string> cands;
-        if (!name.empty() && name[0] == '/') cands.push_back(name);
-        else cands = {dir + "/" + name, runtime_ + "/" + name};
+        if (!name.empty() && name[0] == '/')
+            cands.push_back(name);
+        else
+            cands = {dir + "/" + name, runtime_ + "/" + name};
         for (const std::string &c : cands) {
             std::ifstream f(c);
             if (f) return c;
@@ -102,8 +104,7 @@ private:
 };
 
 /** "source" with `#include "h"` lines for the extern headers after the runtime's includes. */
-std::string add_extern_includes(const std::string &source, const ir::Program &prog,
-                                const SourceManager &sm,
+std::string add_extern_includes(const std::string &source, const ir::Program &prog, const SourceManager &sm,
                                 const std::vector<std::string> &include_dirs) {
     std::string lines;
     std::set<std::string> seen;
@@ -125,10 +126,9 @@ std::string add_extern_includes(const std::string &source, const ir::Program &pr
 std::string standalone(const std::string &source, const std::string &runtime) {
     Inliner inl(runtime);
     std::string body = inl.expand(source, runtime);
-    std::string out =
-        "// Standalone (trlc --standalone): the runtime is inlined below; build with\n"
-        "//   c++ -std=c++17 -O2 -fopenmp -ffp-contract=off -x c++ THIS -lopenblas -o prog\n"
-        "//   nvcc -std=c++17 -O2 -fmad=false -x cu THIS -lcublas -o prog\n";
+    std::string out = "// Standalone (trlc --standalone): the runtime is inlined below; build with\n"
+                      "//   c++ -std=c++17 -O2 -fopenmp -ffp-contract=off -x c++ THIS -lopenblas -o prog\n"
+                      "//   nvcc -std=c++17 -O2 -fmad=false -x cu THIS -lcublas -o prog\n";
     out += body;
     out += "\n// ==== The runtime's implementation (runtime/) "
            "===============================================\n";
@@ -165,9 +165,8 @@ std::string format_source(const std::string &source) {
     return *out;
 }
 
-std::string finish_source(const std::string &source, const ir::Program &prog,
-                          const SourceManager &sm, const std::vector<std::string> &include_dirs,
-                          const SourceOptions &opts) {
+std::string finish_source(const std::string &source, const ir::Program &prog, const SourceManager &sm,
+                          const std::vector<std::string> &include_dirs, const SourceOptions &opts) {
     std::string s = add_extern_includes(source, prog, sm, include_dirs);
     if (opts.format) s = format_source(s);
     if (opts.standalone) {

@@ -25,8 +25,7 @@ ToolRun run_tool(const std::vector<std::string> &argv, const std::string &log) {
     }
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                     0644);
+    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
     posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
     std::vector<char *> args;
@@ -41,10 +40,11 @@ ToolRun run_tool(const std::vector<std::string> &argv, const std::string &log) {
     }
     r.started = true;
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (WIFEXITED(status)) r.exit_status = WEXITSTATUS(status);
-    else if (WIFSIGNALED(status)) r.exit_status = 128 + WTERMSIG(status);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    if (WIFEXITED(status))
+        r.exit_status = WEXITSTATUS(status);
+    else if (WIFSIGNALED(status))
+        r.exit_status = 128 + WTERMSIG(status);
     std::ifstream in(log, std::ios::binary);
     std::stringstream ss;
     ss << in.rdbuf();
@@ -55,8 +55,7 @@ ToolRun run_tool(const std::vector<std::string> &argv, const std::string &log) {
 
 std::string shell_quote(const std::string &a) {
     bool plain = !a.empty();
-    for (char c : a)
-        plain = plain && (isalnum(static_cast<unsigned char>(c)) || strchr("-_./=,:+@%", c));
+    for (char c : a) plain = plain && (isalnum(static_cast<unsigned char>(c)) || strchr("-_./=,:+@%", c));
     if (plain) return a;
     std::string q = "'";
     for (char c : a) q += c == '\'' ? std::string("'\\''") : std::string(1, c);

@@ -41,10 +41,25 @@ enum class ExprKind {
 
 enum class OpKind {
     // unary
-    Neg, Not, Plus,
+    Neg,
+    Not,
+    Plus,
     // binary
-    Add, Sub, Mul, Div, Mod, MatMul, Pow,
-    Lt, Le, Gt, Ge, Eq, Ne, And, Or,
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+    MatMul,
+    Pow,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+    And,
+    Or,
 };
 
 /** One entry of an index list: a single expression, or a slice `lo:hi` where
@@ -81,9 +96,9 @@ struct Expr {
  *  (constants, consts, bounds) evaluated by sema. */
 struct TypeAnnot {
     bool is_tuple = false;
-    std::string dtype;            // "f32", "f64", "i32", "bool"; empty for a tuple
-    std::vector<ExprPtr> shape;   // spatial extents
-    std::vector<TypeAnnot> elems; // when is_tuple
+    std::string dtype;             // "f32", "f64", "i32", "bool"; empty for a tuple
+    std::vector<ExprPtr> shape;    // spatial extents
+    std::vector<TypeAnnot> elems;  // when is_tuple
     Loc loc;
 };
 
@@ -142,9 +157,9 @@ struct Decl {
     bool has_pattern = false;
     std::vector<PatternItem> pattern;
     bool has_type = false;
-    TypeAnnot type;            // Equation (inline annotation) and TypeDecl
-    ExprPtr guard;             // `when cond`
-    bool otherwise = false;    // `otherwise`
+    TypeAnnot type;          // Equation (inline annotation) and TypeDecl
+    ExprPtr guard;           // `when cond`
+    bool otherwise = false;  // `otherwise`
 
     // Fn: `fn f(a, b) = expr` (body has one Return) or a block.  Extern: header
     // path in `module`, params with types, result type in `type`.

@@ -62,9 +62,14 @@ int precedence(const Expr &e) {
     switch (e.op) {
     case OpKind::Or: return 1;
     case OpKind::And: return 2;
-    case OpKind::Lt: case OpKind::Le: case OpKind::Gt: case OpKind::Ge: case OpKind::Eq:
+    case OpKind::Lt:
+    case OpKind::Le:
+    case OpKind::Gt:
+    case OpKind::Ge:
+    case OpKind::Eq:
     case OpKind::Ne: return 3;
-    case OpKind::Add: case OpKind::Sub: return 4;
+    case OpKind::Add:
+    case OpKind::Sub: return 4;
     case OpKind::Pow: return 7;
     default: return 5;
     }
@@ -73,15 +78,20 @@ int precedence(const Expr &e) {
 std::string quote(const std::string &s) {
     std::string out = "\"";
     for (unsigned char c : s) {
-        if (c == '"') out += "\\\"";
-        else if (c == '\\') out += "\\\\";
-        else if (c == '\n') out += "\\n";
-        else if (c == '\t') out += "\\t";
+        if (c == '"')
+            out += "\\\"";
+        else if (c == '\\')
+            out += "\\\\";
+        else if (c == '\n')
+            out += "\\n";
+        else if (c == '\t')
+            out += "\\t";
         else if (c < 0x20 || c == 0x7f) {
             char buf[8];
             std::snprintf(buf, sizeof buf, "\\x%02X", c);
             out += buf;
-        } else out += static_cast<char>(c);
+        } else
+            out += static_cast<char>(c);
     }
     return out + "\"";
 }
@@ -108,14 +118,12 @@ std::string render(const Expr &e) {
     case ExprKind::StrLit: return quote(e.text);
     case ExprKind::Name: return e.name;
     case ExprKind::ArrayLit: return "[" + render_list(e.args) + "]";
-    case ExprKind::Tuple:
-        return "(" + render_list(e.args) + (e.args.size() == 1 ? ",)" : ")");
+    case ExprKind::Tuple: return "(" + render_list(e.args) + (e.args.size() == 1 ? ",)" : ")");
     case ExprKind::Member: return render_child(*e.args[0], 8) + "." + e.name;
     case ExprKind::Call: {
         std::string s = render_child(*e.args[0], 8) + "(" + render_list(e.args, 1);
         for (size_t i = 0; i < e.kwargs.size(); ++i)
-            s += (i + e.args.size() > 1 ? ", " : "") + e.kwargs[i].name + "=" +
-                 render(*e.kwargs[i].value);
+            s += (i + e.args.size() > 1 ? ", " : "") + e.kwargs[i].name + "=" + render(*e.kwargs[i].value);
         return s + ")";
     }
     case ExprKind::Index: {
@@ -169,15 +177,14 @@ public:
     explicit Printer(std::ostream &out) : out_(out) {}
 
     void module(const ast::Module &m) {
-        out_ << "Module (" << m.decls.size()
-             << (m.decls.size() == 1 ? " declaration)\n" : " declarations)\n");
+        out_ << "Module (" << m.decls.size() << (m.decls.size() == 1 ? " declaration)\n" : " declarations)\n");
         for (const ast::Decl &d : m.decls) decl(d, 1);
     }
 
 private:
     void line(int depth, const std::string &label, const std::string &text, Loc loc) {
-        out_ << std::string(static_cast<size_t>(depth) * 2, ' ') << label << text << " @"
-             << loc.line << ":" << loc.col << "\n";
+        out_ << std::string(static_cast<size_t>(depth) * 2, ' ') << label << text << " @" << loc.line << ":" << loc.col
+             << "\n";
     }
 
     void expr(const Expr &e, int depth, const std::string &label = "") {
@@ -202,8 +209,7 @@ private:
         case ExprKind::Call:
             line(depth, label, "Call " + render(*e.args[0]), e.loc);
             for (size_t i = 1; i < e.args.size(); ++i) expr(*e.args[i], depth + 1);
-            for (const ast::KeywordArg &kw : e.kwargs)
-                expr(*kw.value, depth + 1, kw.name + "= ");
+            for (const ast::KeywordArg &kw : e.kwargs) expr(*kw.value, depth + 1, kw.name + "= ");
             return;
         case ExprKind::Index:
             line(depth, label, "Index", e.loc);
@@ -233,9 +239,7 @@ private:
     void decl(const ast::Decl &d, int depth) {
         switch (d.kind) {
         case ast::DeclKind::Import:
-            line(depth, "",
-                 "Import " + (d.is_path ? quote(d.module) : d.module) + " as " + d.alias,
-                 d.loc);
+            line(depth, "", "Import " + (d.is_path ? quote(d.module) : d.module) + " as " + d.alias, d.loc);
             return;
         case ast::DeclKind::Dim:
             if (d.bound_expr) {
@@ -257,8 +261,7 @@ private:
                 head += d.targets[0];
             } else {
                 head += "(";
-                for (size_t i = 0; i < d.targets.size(); ++i)
-                    head += (i ? ", " : "") + d.targets[i];
+                for (size_t i = 0; i < d.targets.size(); ++i) head += (i ? ", " : "") + d.targets[i];
                 head += ")";
             }
             if (d.has_pattern) head += " " + render_pattern(d.pattern);
@@ -280,8 +283,7 @@ private:
                     line(depth + 1, "", "Let " + s.names[0], s.loc);
                 } else {
                     std::string names;
-                    for (size_t i = 0; i < s.names.size(); ++i)
-                        names += (i ? ", " : "") + s.names[i];
+                    for (size_t i = 0; i < s.names.size(); ++i) names += (i ? ", " : "") + s.names[i];
                     line(depth + 1, "", "Let (" + names + ")", s.loc);
                 }
                 expr(*s.value, depth + 2);
@@ -289,11 +291,8 @@ private:
             return;
         }
         case ast::DeclKind::Emit:
-            line(depth, "",
-                 "Emit " + quote(d.name) + (d.has_pattern ? " " + render_pattern(d.pattern) : ""),
-                 d.loc);
-            for (size_t i = 0; i < d.fields.size(); ++i)
-                expr(*d.fields[i].second, depth + 1, d.fields[i].first + ": ");
+            line(depth, "", "Emit " + quote(d.name) + (d.has_pattern ? " " + render_pattern(d.pattern) : ""), d.loc);
+            for (size_t i = 0; i < d.fields.size(); ++i) expr(*d.fields[i].second, depth + 1, d.fields[i].first + ": ");
             if (d.guard) expr(*d.guard, depth + 1, "when: ");
             return;
         case ast::DeclKind::Save:
@@ -302,8 +301,7 @@ private:
             return;
         case ast::DeclKind::Load:
             line(depth, "",
-                 "Load " + d.name + (d.has_type ? " : " + render_type(d.type) : "") + " from " +
-                     quote(d.module),
+                 "Load " + d.name + (d.has_type ? " : " + render_type(d.type) : "") + " from " + quote(d.module),
                  d.loc);
             return;
         case ast::DeclKind::Extern: {
@@ -325,8 +323,6 @@ private:
 
 }  // namespace
 
-void print_ast(const ast::Module &m, const SourceManager &, std::ostream &out) {
-    Printer(out).module(m);
-}
+void print_ast(const ast::Module &m, const SourceManager &, std::ostream &out) { Printer(out).module(m); }
 
 }  // namespace trlc

@@ -73,11 +73,11 @@ namespace {
 
 const std::unordered_map<std::string_view, Tok> &keywords() {
     static const std::unordered_map<std::string_view, Tok> kw = {
-        {"import", Tok::KwImport}, {"as", Tok::KwAs},         {"dim", Tok::KwDim},
-        {"const", Tok::KwConst},   {"fn", Tok::KwFn},         {"let", Tok::KwLet},
-        {"return", Tok::KwReturn}, {"emit", Tok::KwEmit},     {"save", Tok::KwSave},
-        {"to", Tok::KwTo},         {"load", Tok::KwLoad},     {"from", Tok::KwFrom},
-        {"extern", Tok::KwExtern}, {"when", Tok::KwWhen},     {"otherwise", Tok::KwOtherwise},
+        {"import", Tok::KwImport}, {"as", Tok::KwAs},       {"dim", Tok::KwDim},
+        {"const", Tok::KwConst},   {"fn", Tok::KwFn},       {"let", Tok::KwLet},
+        {"return", Tok::KwReturn}, {"emit", Tok::KwEmit},   {"save", Tok::KwSave},
+        {"to", Tok::KwTo},         {"load", Tok::KwLoad},   {"from", Tok::KwFrom},
+        {"extern", Tok::KwExtern}, {"when", Tok::KwWhen},   {"otherwise", Tok::KwOtherwise},
         {"true", Tok::KwTrue},     {"false", Tok::KwFalse},
     };
     return kw;
@@ -86,25 +86,47 @@ const std::unordered_map<std::string_view, Tok> &keywords() {
 /** Tokens after which a line break does not end the declaration. */
 bool continues_line(Tok k) {
     switch (k) {
-    case Tok::Plus: case Tok::Minus: case Tok::Star: case Tok::Slash: case Tok::Percent:
-    case Tok::At: case Tok::StarStar: case Tok::Lt: case Tok::Le: case Tok::Gt: case Tok::Ge:
-    case Tok::EqEq: case Tok::Ne: case Tok::AndAnd: case Tok::OrOr: case Tok::Bang:
-    case Tok::Assign: case Tok::Colon: case Tok::Comma: case Tok::Dot: case Tok::Arrow:
-    case Tok::LParen: case Tok::LBracket: case Tok::LBrace:
-    case Tok::Semi: case Tok::Newline:
-        return true;
-    default:
-        return false;
+    case Tok::Plus:
+    case Tok::Minus:
+    case Tok::Star:
+    case Tok::Slash:
+    case Tok::Percent:
+    case Tok::At:
+    case Tok::StarStar:
+    case Tok::Lt:
+    case Tok::Le:
+    case Tok::Gt:
+    case Tok::Ge:
+    case Tok::EqEq:
+    case Tok::Ne:
+    case Tok::AndAnd:
+    case Tok::OrOr:
+    case Tok::Bang:
+    case Tok::Assign:
+    case Tok::Colon:
+    case Tok::Comma:
+    case Tok::Dot:
+    case Tok::Arrow:
+    case Tok::LParen:
+    case Tok::LBracket:
+    case Tok::LBrace:
+    case Tok::Semi:
+    case Tok::Newline: return true;
+    default: return false;
     }
 }
 
 bool starts_declaration(Tok k) {
     switch (k) {
-    case Tok::KwDim: case Tok::KwConst: case Tok::KwFn: case Tok::KwImport: case Tok::KwEmit:
-    case Tok::KwSave: case Tok::KwLoad: case Tok::KwExtern:
-        return true;
-    default:
-        return false;
+    case Tok::KwDim:
+    case Tok::KwConst:
+    case Tok::KwFn:
+    case Tok::KwImport:
+    case Tok::KwEmit:
+    case Tok::KwSave:
+    case Tok::KwLoad:
+    case Tok::KwExtern: return true;
+    default: return false;
     }
 }
 
@@ -182,8 +204,7 @@ Token Lexer::next() {
 
 Loc Lexer::loc_at(size_t offset, size_t length) const {
     // Columns are counted from the last line start seen by the lexer.
-    return Loc{file_, line_, static_cast<int>(offset - line_start_) + 1,
-               static_cast<int>(length < 1 ? 1 : length)};
+    return Loc{file_, line_, static_cast<int>(offset - line_start_) + 1, static_cast<int>(length < 1 ? 1 : length)};
 }
 
 void Lexer::error(Loc loc, const std::string &msg) {
@@ -237,8 +258,7 @@ Token Lexer::scan() {
     size_t begin = pos_;
     unsigned char c = static_cast<unsigned char>(text_[pos_]);
     if (is_ident_start(c)) return identifier();
-    if (is_digit(c) || (c == '.' && pos_ + 1 < text_.size() && is_digit(text_[pos_ + 1])))
-        return number();
+    if (is_digit(c) || (c == '.' && pos_ + 1 < text_.size() && is_digit(text_[pos_ + 1]))) return number();
     if (c == '"') return string_literal();
     auto two = [&](char d) { return pos_ + 1 < text_.size() && text_[pos_ + 1] == d; };
     auto op = [&](Tok k, size_t n) {
@@ -284,8 +304,7 @@ Token Lexer::invalid_character() {
     std::string shown = show_byte(c);
     ++pos_;
     if (c >= 0xC0) {
-        while (pos_ < text_.size() && pos_ - begin < 4 &&
-               (static_cast<unsigned char>(text_[pos_]) & 0xC0) == 0x80)
+        while (pos_ < text_.size() && pos_ - begin < 4 && (static_cast<unsigned char>(text_[pos_]) & 0xC0) == 0x80)
             shown += show_byte(static_cast<unsigned char>(text_[pos_++]));
     }
     Token t = make(Tok::Error, begin);
@@ -295,8 +314,7 @@ Token Lexer::invalid_character() {
 
 Token Lexer::identifier() {
     size_t begin = pos_;
-    while (pos_ < text_.size() && is_ident_char(static_cast<unsigned char>(text_[pos_])))
-        ++pos_;
+    while (pos_ < text_.size() && is_ident_char(static_cast<unsigned char>(text_[pos_]))) ++pos_;
     std::string_view word(text_.data() + begin, pos_ - begin);
     auto it = keywords().find(word);
     Token t = make(it == keywords().end() ? Tok::Ident : it->second, begin);
@@ -309,8 +327,8 @@ Token Lexer::number() {
     bool is_float = false;
     while (pos_ < text_.size() && is_digit(text_[pos_])) ++pos_;
     if (pos_ < text_.size() && text_[pos_] == '.' &&
-        !(pos_ + 1 < text_.size() && is_ident_start(text_[pos_ + 1]) &&
-          text_[pos_ + 1] != 'e' && text_[pos_ + 1] != 'E')) {
+        !(pos_ + 1 < text_.size() && is_ident_start(text_[pos_ + 1]) && text_[pos_ + 1] != 'e' &&
+          text_[pos_ + 1] != 'E')) {
         is_float = true;
         ++pos_;
         while (pos_ < text_.size() && is_digit(text_[pos_])) ++pos_;
@@ -329,8 +347,7 @@ Token Lexer::number() {
     if (is_float) {
         errno = 0;
         t.float_value = std::strtod(t.text.c_str(), nullptr);
-        if (std::isinf(t.float_value))
-            error(t.loc, "floating-point literal is out of range");
+        if (std::isinf(t.float_value)) error(t.loc, "floating-point literal is out of range");
     } else {
         uint64_t v = 0;
         bool overflow = false;
@@ -359,9 +376,8 @@ Token Lexer::string_literal() {
             case 'n': value += '\n'; break;
             case 't': value += '\t'; break;
             default:
-                error(loc_at(pos_, 2), "invalid escape sequence '\\" +
-                                           show_byte(static_cast<unsigned char>(e)) +
-                                           "' in string literal");
+                error(loc_at(pos_, 2),
+                      "invalid escape sequence '\\" + show_byte(static_cast<unsigned char>(e)) + "' in string literal");
             }
             pos_ += 2;
             continue;

@@ -25,7 +25,8 @@ ast::Decl Parser::declaration() {
     case Tok::LParen: return equation();
     default:
         fail("expected declaration (dim, const, fn, import, emit, save, load, extern, "
-             "or an equation)" + keyword_hint());
+             "or an equation)" +
+             keyword_hint());
     }
 }
 
@@ -51,7 +52,8 @@ ast::Decl Parser::import_decl() {
         d.alias = stem;
     } else {
         d.module = expect(Tok::Ident, "expected a module name (std.nn) or a quoted file "
-                                      "path after 'import'").text;
+                                      "path after 'import'")
+                       .text;
         d.alias = d.module;
         while (accept(Tok::Dot)) {
             d.alias = expect(Tok::Ident, "expected a module name after '.'").text;
@@ -74,8 +76,7 @@ ast::Decl Parser::dim_decl() {
     d.name_loc = prev().loc;
     expect(Tok::Lt, "expected '<' and a bound after the dim name (e.g. dim t < T = 100)");
     Tok after = peek().kind;
-    if (at(Tok::Ident) && (after == Tok::Assign || after == Tok::Newline ||
-                           after == Tok::Semi || after == Tok::Eof)) {
+    if (at(Tok::Ident) && (after == Tok::Assign || after == Tok::Newline || after == Tok::Semi || after == Tok::Eof)) {
         d.bound = cur().text;
         d.bound_loc = advance().loc;
         if (accept(Tok::Assign)) d.value = expression();
@@ -85,8 +86,7 @@ ast::Decl Parser::dim_decl() {
         d.bound_loc = cur().loc;
         d.bound_expr = expression();
         d.bound_loc = d.bound_expr->loc;
-        if (at(Tok::Assign))
-            fail("only a named bound can have a default value (dim t < T = 100)");
+        if (at(Tok::Assign)) fail("only a named bound can have a default value (dim t < T = 100)");
     }
     return d;
 }
@@ -111,13 +111,10 @@ ast::Decl Parser::equation() {
         Loc open = advance().loc;
         do {
             if (at(Tok::RParen)) break;
-            d.targets.push_back(
-                expect(Tok::Ident, "expected a tensor name in the tuple left-hand side")
-                    .text);
+            d.targets.push_back(expect(Tok::Ident, "expected a tensor name in the tuple left-hand side").text);
             d.target_locs.push_back(prev().loc);
         } while (accept(Tok::Comma));
-        expect_close(Tok::RParen, "expected ')' to close the tuple left-hand side", open,
-                     "(");
+        expect_close(Tok::RParen, "expected ')' to close the tuple left-hand side", open, "(");
         if (d.targets.empty()) fail_at(open, "a tuple left-hand side needs at least one name");
     } else {
         d.targets.push_back(advance().text);
@@ -135,8 +132,7 @@ ast::Decl Parser::equation() {
                 d.pattern.push_back(std::move(p));
             } while (accept(Tok::Comma) && !at(Tok::RBracket));
         }
-        expect_close(Tok::RBracket, "expected ']' to close the left-hand side pattern",
-                     open, "[");
+        expect_close(Tok::RBracket, "expected ']' to close the left-hand side pattern", open, "[");
     }
     if (accept(Tok::Colon)) {
         d.has_type = true;
@@ -176,7 +172,8 @@ ast::TypeAnnot Parser::type_annot() {
         expect_close(Tok::RParen, "expected ')' to close the tuple type", open, "(");
     } else {
         t.dtype = expect(Tok::Ident, "expected a type (f32, f64, i32, bool, a shape such "
-                                     "as f32[4, 64], or a tuple of types)").text;
+                                     "as f32[4, 64], or a tuple of types)")
+                      .text;
         if (at(Tok::LBracket)) {
             Loc open = advance().loc;
             if (!at(Tok::RBracket)) {
@@ -197,7 +194,8 @@ void Parser::fn_signature(ast::Decl &d, bool typed) {
     d.name = expect(Tok::Ident, "expected a function name after 'fn'").text;
     d.name_loc = prev().loc;
     Loc open = expect(Tok::LParen, "expected '(' and the parameter list after the "
-                                   "function name").loc;
+                                   "function name")
+                   .loc;
     if (!at(Tok::RParen)) {
         do {
             if (at(Tok::RParen)) break;
@@ -244,8 +242,7 @@ ast::Decl Parser::fn_decl() {
         }
         d.body.push_back(fn_statement());
         if (!at(Tok::RBrace) && !at(Tok::Newline) && !at(Tok::Semi))
-            fail(std::string("expected end of line or ';' after the statement, found ") +
-                 tok_name(cur().kind));
+            fail(std::string("expected end of line or ';' after the statement, found ") + tok_name(cur().kind));
         skip_separators();
     }
     advance();
@@ -291,7 +288,8 @@ ast::Decl Parser::emit_decl() {
     ast::Decl d = start(ast::DeclKind::Emit);
     advance();
     d.name = expect(Tok::String, "expected the stream name as a string after 'emit' "
-                                 "(emit \"train\"[i] { … })").text;
+                                 "(emit \"train\"[i] { … })")
+                 .text;
     d.name_loc = prev().loc;
     if (at(Tok::LBracket)) {
         Loc open = advance().loc;
@@ -376,8 +374,7 @@ ast::Decl Parser::load_decl() {
 ast::Decl Parser::extern_decl() {
     ast::Decl d = start(ast::DeclKind::Extern);
     advance();
-    d.module = expect(Tok::String, "expected the header path as a string after 'extern'")
-                   .text;
+    d.module = expect(Tok::String, "expected the header path as a string after 'extern'").text;
     expect(Tok::KwFn, "expected 'fn' after the header path");
     fn_signature(d, /*typed=*/true);
     expect(Tok::Arrow, "expected '->' and the result type after the parameter list");

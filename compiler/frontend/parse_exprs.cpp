@@ -199,8 +199,7 @@ ExprPtr Parser::call(ExprPtr callee, size_t begin, Loc begin_loc) {
             kw.value = expression();
             e->kwargs.push_back(std::move(kw));
         } else {
-            if (!e->kwargs.empty())
-                fail("positional argument after a keyword argument");
+            if (!e->kwargs.empty()) fail("positional argument after a keyword argument");
             e->args.push_back(expression());
         }
         if (!accept(Tok::Comma)) break;
@@ -289,8 +288,7 @@ ExprPtr Parser::paren_or_tuple() {
     if (at(Tok::RParen)) fail("expected expression inside '( )'");
     ExprPtr first = expression();
     if (!at(Tok::Comma)) {
-        expect_close(Tok::RParen, "expected ')' to close the parenthesized expression",
-                     open, "(");
+        expect_close(Tok::RParen, "expected ')' to close the parenthesized expression", open, "(");
         return first;
     }
     ExprPtr e = node(ExprKind::Tuple, open);

@@ -39,8 +39,7 @@ ast::Module Parser::run() {
 }
 
 const Token &Parser::peek(int n) {
-    while (toks_.size() <= pos_ + n && toks_.back().kind != Tok::Eof)
-        toks_.push_back(lexer_.next());
+    while (toks_.size() <= pos_ + n && toks_.back().kind != Tok::Eof) toks_.push_back(lexer_.next());
     return toks_[std::min(pos_ + n, toks_.size() - 1)];
 }
 
@@ -87,10 +86,10 @@ std::string Parser::keyword_hint() const {
     Tok k = cur().kind;
     if (k < Tok::KwImport || k > Tok::KwFalse || k == Tok::KwTrue || k == Tok::KwFalse) return "";
     if (k == Tok::KwLet || k == Tok::KwReturn)
-        return ", found '" + std::string(cur().text) + "' (let and return belong in a fn block: "
+        return ", found '" + std::string(cur().text) +
+               "' (let and return belong in a fn block: "
                "fn f(x) { let y = …; return y })";
-    return ", found the keyword '" + std::string(cur().text) +
-           "' (keywords are reserved and cannot be used as names)";
+    return ", found the keyword '" + std::string(cur().text) + "' (keywords are reserved and cannot be used as names)";
 }
 
 [[noreturn]] void Parser::fail(const std::string &msg) {
@@ -147,18 +146,21 @@ void Parser::synchronize(int braces) {
 
 bool Parser::is_decl_keyword(Tok k) {
     switch (k) {
-    case Tok::KwDim: case Tok::KwConst: case Tok::KwFn: case Tok::KwImport:
-    case Tok::KwEmit: case Tok::KwSave: case Tok::KwLoad: case Tok::KwExtern:
-        return true;
-    default:
-        return false;
+    case Tok::KwDim:
+    case Tok::KwConst:
+    case Tok::KwFn:
+    case Tok::KwImport:
+    case Tok::KwEmit:
+    case Tok::KwSave:
+    case Tok::KwLoad:
+    case Tok::KwExtern: return true;
+    default: return false;
     }
 }
 
 void Parser::end_of_declaration() {
     if (at(Tok::Newline) || at(Tok::Semi) || at(Tok::Eof)) return;
-    fail(std::string("expected end of line after the declaration, found ") +
-         tok_name(cur().kind));
+    fail(std::string("expected end of line after the declaration, found ") + tok_name(cur().kind));
 }
 
 Loc Parser::span(size_t begin_offset, Loc begin) const {
@@ -173,8 +175,7 @@ Loc Parser::span(size_t begin_offset, Loc begin) const {
 
 void Parser::enter() {
     if (++depth_ > kMaxNesting) {
-        fail_at(cur().loc, "expression nested too deeply (more than " +
-                               std::to_string(kMaxNesting) + " levels)");
+        fail_at(cur().loc, "expression nested too deeply (more than " + std::to_string(kMaxNesting) + " levels)");
     }
 }
 

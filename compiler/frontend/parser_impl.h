@@ -29,8 +29,7 @@ using ast::OpKind;
 class Parser {
 
 public:
-    Parser(const SourceManager &sm, int file, Diagnostics &diag)
-        : lexer_(sm, file, diag), file_(file), diag_(diag) {
+    Parser(const SourceManager &sm, int file, Diagnostics &diag) : lexer_(sm, file, diag), file_(file), diag_(diag) {
         toks_.push_back(lexer_.next());
     }
     ast::Module run();

@@ -60,13 +60,13 @@ std::vector<size_t> evaluated_builtin_args(const ir::Node &n) {
     case ir::BuiltinOp::Zeros:
     case ir::BuiltinOp::Ones: return {};
     case ir::BuiltinOp::Full: return k ? std::vector<size_t>{k - 1} : std::vector<size_t>{};
-    default: return first(1);  // reductions, softmax, transpose, reshape, one_hot, cumsum,
-                               // arange, uniform, normal, permutation
+    default:
+        return first(1);  // reductions, softmax, transpose, reshape, one_hot, cumsum,
+                          // arange, uniform, normal, permutation
     }
 }
 
-void collect_reads(const ir::Node &n, std::unordered_set<const ir::Node *> &seen,
-                   std::vector<const ir::Node *> &out) {
+void collect_reads(const ir::Node &n, std::unordered_set<const ir::Node *> &seen, std::vector<const ir::Node *> &out) {
     if (!seen.insert(&n).second) return;
     switch (n.kind) {
     case ir::NodeKind::Read: out.push_back(&n); return;
@@ -96,9 +96,9 @@ std::vector<const ir::Node *> reads_in_eval_order(const ir::Node &body) {
  *  have been computed. */
 struct Evaluator::Frame {
     int t = 0, ei = 0;
-    uint32_t next = 0;      // prefetch: the next Read of the read list …
-    bool exact = false;     // dependences done or cut short: run the body
-    bool complete = false;  // every listed Read was prefetched (the body must read in order)
+    uint32_t next = 0;                            // prefetch: the next Read of the read list …
+    bool exact = false;                           // dependences done or cut short: run the body
+    bool complete = false;                        // every listed Read was prefetched (the body must read in order)
     const std::vector<int64_t> *point = nullptr;  // the key of its memo_ entry (nodes stay put)
     Entry *entry = nullptr;
     size_t env_at = 0;  // its variable values: env_stack_[env_at, env_at + #vars)
@@ -127,20 +127,18 @@ RuntimeError Evaluator::cycle_error(int t, const std::vector<int64_t> &point, Lo
 RuntimeError Evaluator::undefined_error(int t, const std::vector<int64_t> &point, Loc at) const {
     const ir::Tensor &x = prog_.tensors[t];
     return RuntimeError{at,
-                        x.name + " is not defined at " + point_string(t, point) +
-                            " (no equation of " + x.name + " matches this point)",
+                        x.name + " is not defined at " + point_string(t, point) + " (no equation of " + x.name +
+                            " matches this point)",
                         {{x.loc, x.name + " is defined here"}}};
 }
 
-int Evaluator::find_equation(int t, const std::vector<int64_t> &point,
-                             std::vector<int64_t> &env) const {
+int Evaluator::find_equation(int t, const std::vector<int64_t> &point, std::vector<int64_t> &env) const {
     for (int ei : order_[t])
         if (match_equation(t, ei, point, env)) return ei;
     return -1;
 }
 
-std::shared_ptr<const Value> Evaluator::tensor_point(int t, const std::vector<int64_t> &point,
-                                                     Loc at) {
+std::shared_ptr<const Value> Evaluator::tensor_point(int t, const std::vector<int64_t> &point, Loc at) {
     const ir::Tensor &x = prog_.tensors[t];
     TRLC_ASSERT(point.size() == x.dims.size()) << "point of rank " << point.size() << " for " << x.name;
     // Points are not limited to [0, bound): a shift pattern reaches past the bound (§3).
@@ -160,8 +158,8 @@ std::shared_ptr<const Value> Evaluator::tensor_point(int t, const std::vector<in
     return demand(t, point, at, ei, env);
 }
 
-void Evaluator::push_frame(std::vector<Frame> &work, int t, const std::vector<int64_t> &point,
-                           Loc at, int ei, const std::vector<int64_t> &env) {
+void Evaluator::push_frame(std::vector<Frame> &work, int t, const std::vector<int64_t> &point, Loc at, int ei,
+                           const std::vector<int64_t> &env) {
     auto ins = memo_[t].emplace(point, Entry{});
     TRLC_ASSERT(ins.second) << "pushing a point that is already known";
     Frame f;
@@ -226,8 +224,8 @@ bool Evaluator::prefetch(std::vector<Frame> &work) {
     return false;
 }
 
-std::shared_ptr<const Value> Evaluator::demand(int t, const std::vector<int64_t> &point, Loc at,
-                                               int ei, const std::vector<int64_t> &env) {
+std::shared_ptr<const Value> Evaluator::demand(int t, const std::vector<int64_t> &point, Loc at, int ei,
+                                               const std::vector<int64_t> &env) {
     static_assert(sizeof(void *) != 8 || sizeof(Frame) <= 64, "a pending point costs 64 bytes");
     std::vector<Frame> work;
     std::vector<std::pair<int, std::vector<int64_t>>> failed;  // forgotten when this demand ends
@@ -249,8 +247,10 @@ std::shared_ptr<const Value> Evaluator::demand(int t, const std::vector<int64_t>
         push_frame(work, t, point, at, ei, env);
         for (;;) {
             if (!work.back().exact) {
-                if (!prefetch_) work.back().exact = true;
-                else if (prefetch(work)) continue;  // a dependence was pushed
+                if (!prefetch_)
+                    work.back().exact = true;
+                else if (prefetch(work))
+                    continue;  // a dependence was pushed
             }
             Frame &f = work.back();
             const size_t nvars = prog_.tensors[f.t].equations[f.ei].vars.size();
@@ -285,8 +285,8 @@ std::shared_ptr<const Value> Evaluator::demand(int t, const std::vector<int64_t>
         forget();
         throw RuntimeError{at,
                            "out of memory evaluating " + prog_.tensors[t].name +
-                               (point.empty() ? "" : " at " + point_string(t, point)) + " (" +
-                               std::to_string(pending) + " points were pending)",
+                               (point.empty() ? "" : " at " + point_string(t, point)) + " (" + std::to_string(pending) +
+                               " points were pending)",
                            {}};
     } catch (...) {
         forget();

@@ -72,9 +72,8 @@ Evaluator::Evaluator(const ir::Program &prog, uint64_t seed) : prog_(prog), seed
     for (const auto &t : prog.tensors) {
         std::vector<int> ord(t.equations.size());
         for (size_t i = 0; i < ord.size(); ++i) ord[i] = static_cast<int>(i);
-        std::stable_sort(ord.begin(), ord.end(), [&](int a, int b) {
-            return specificity(t.equations[a]) > specificity(t.equations[b]);
-        });
+        std::stable_sort(ord.begin(), ord.end(),
+                         [&](int a, int b) { return specificity(t.equations[a]) > specificity(t.equations[b]); });
         order_.push_back(ord);
         std::vector<std::vector<const ir::Node *>> reads;
         for (const auto &eq : t.equations)
@@ -91,8 +90,7 @@ void Evaluator::set_loaded(int t, Value v) {
     e.value = std::make_shared<const Value>(std::move(v));
 }
 
-bool Evaluator::match_equation(int t, int ei, const std::vector<int64_t> &point,
-                               std::vector<int64_t> &env) const {
+bool Evaluator::match_equation(int t, int ei, const std::vector<int64_t> &point, std::vector<int64_t> &env) const {
     const ir::Equation &eq = prog_.tensors[t].equations[ei];
     env.assign(eq.vars.size(), 0);
     std::vector<bool> bound(eq.vars.size(), false);
@@ -141,8 +139,7 @@ std::shared_ptr<const Value> Evaluator::loaded(int t) const {
     return it != memo_[t].end() && it->second.state == State::Done ? it->second.value : nullptr;
 }
 
-Value Evaluator::eval_root(const ir::NodePtr &node, const std::vector<int64_t> &env,
-                           const std::string &stream_name) {
+Value Evaluator::eval_root(const ir::NodePtr &node, const std::vector<int64_t> &env, const std::string &stream_name) {
     Ctx c{&env, stream_of(seed_, stream_name), {}};
     return eval(*node, c);
 }
@@ -220,9 +217,11 @@ Value Evaluator::eval_uncached(const ir::Node &n, Ctx &c) {
         v.data.resize(n.data.size());
         for (size_t i = 0; i < n.data.size(); ++i) v.data[i] = round_to(v.dtype, n.data[i]);
         if (static_cast<int64_t>(v.data.size()) != v.numel()) {
-            if (n.data.size() == 1) v.data.assign(static_cast<size_t>(v.numel()), v.data[0]);
-            else throw OpError{"constant with " + std::to_string(n.data.size()) +
-                               " values for type " + shape_string(v.dtype, v.shape)};
+            if (n.data.size() == 1)
+                v.data.assign(static_cast<size_t>(v.numel()), v.data[0]);
+            else
+                throw OpError{"constant with " + std::to_string(n.data.size()) + " values for type " +
+                              shape_string(v.dtype, v.shape)};
         }
         return v;
     }
@@ -257,8 +256,7 @@ Value Evaluator::eval_uncached(const ir::Node &n, Ctx &c) {
     case NodeKind::TupleGet: {
         const Value &t = eval(*n.args.at(0), c);
         if (!t.is_tuple || n.int_attr < 0 || n.int_attr >= static_cast<int64_t>(t.elems.size()))
-            throw OpError{"element " + std::to_string(n.int_attr) + " of a value of type " +
-                          value_type_string(t)};
+            throw OpError{"element " + std::to_string(n.int_attr) + " of a value of type " + value_type_string(t)};
         return t.elems[n.int_attr];
     }
     case NodeKind::Rng: {
@@ -319,8 +317,7 @@ Value Evaluator::eval_builtin(const ir::Node &n, Ctx &c) {
     case BuiltinOp::Logsumexp: return reduce(n.builtin, arg(0), n.axes, n.has_axes, dt);
     case BuiltinOp::Softmax:
     case BuiltinOp::LogSoftmax:
-        return softmax(arg(0), n.has_axes && !n.axes.empty() ? n.axes[0] : -1,
-                       n.builtin == BuiltinOp::LogSoftmax, dt);
+        return softmax(arg(0), n.has_axes && !n.axes.empty() ? n.axes[0] : -1, n.builtin == BuiltinOp::LogSoftmax, dt);
     case BuiltinOp::MatMul: {
         const Value &a = arg(0);
         return matmul(a, arg(1), dt);
@@ -386,8 +383,7 @@ Value Evaluator::eval_builtin(const ir::Node &n, Ctx &c) {
     case BuiltinOp::FoldIn: {
         const Value &k = arg(0);
         const Value &v = arg(1);
-        if (k.dtype != ir::DType::Key || k.keys.size() != 1)
-            throw OpError{"fold_in() needs a key made by rng(...)"};
+        if (k.dtype != ir::DType::Key || k.keys.size() != 1) throw OpError{"fold_in() needs a key made by rng(...)"};
         if (v.is_tuple || v.numel() != 1 || v.dtype == ir::DType::Key)
             throw OpError{"fold_in() folds in an i32 scalar, not " + value_type_string(v)};
         Value r = k;
@@ -444,9 +440,8 @@ Value Evaluator::eval_index(const ir::Node &n, Ctx &c) {
         Value v = cast(eval(*si.value, c), ir::DType::I32);
         for (double &k : v.data) {
             if (k < -size || k >= size)
-                throw OpError{"index " + std::to_string(static_cast<int64_t>(k)) +
-                              " is out of bounds for axis " + std::to_string(d) + " with size " +
-                              std::to_string(size)};
+                throw OpError{"index " + std::to_string(static_cast<int64_t>(k)) + " is out of bounds for axis " +
+                              std::to_string(d) + " with size " + std::to_string(size)};
             if (k < 0) k += size;
         }
         if (v.shape.empty()) {
@@ -520,8 +515,10 @@ Value Evaluator::eval_index(const ir::Node &n, Ctx &c) {
             }
             src += coord * xst[d];
         }
-        if (x.dtype == ir::DType::Key) r.keys[i] = x.keys[src];
-        else r.data[i] = x.data[src];
+        if (x.dtype == ir::DType::Key)
+            r.keys[i] = x.keys[src];
+        else
+            r.data[i] = x.data[src];
         for (size_t q = out.size(); q-- > 0;) {
             if (++oidx[q] < out[q]) break;
             oidx[q] = 0;

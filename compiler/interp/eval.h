@@ -41,8 +41,7 @@ struct RuntimeError {
 class PointSource {
 public:
     virtual ~PointSource() = default;
-    virtual std::shared_ptr<const Value> read_point(int t, const std::vector<int64_t> &point,
-                                                    Loc at) = 0;
+    virtual std::shared_ptr<const Value> read_point(int t, const std::vector<int64_t> &point, Loc at) = 0;
 };
 
 class Evaluator {
@@ -64,8 +63,7 @@ public:
     /** Whether equation "ei" of tensor "t" defines "point": each variable is coordinate - shift
      *  (consistent where a variable repeats) in [0, bound), constants equal, the guard holds.
      *  On success "env" holds the variable values. */
-    bool match_equation(int t, int ei, const std::vector<int64_t> &point,
-                        std::vector<int64_t> &env) const;
+    bool match_equation(int t, int ei, const std::vector<int64_t> &point, std::vector<int64_t> &env) const;
 
     /** Evaluate the body of equation "ei" of tensor "t" at variable values "env" (rng(...) uses
      *  the tensor's stream), converted to the tensor's dtype.  Not memoized; Reads go to the
@@ -77,8 +75,7 @@ public:
 
     /** Evaluate a closed expression (an emit field or a save value): "env" holds the values of
      *  its variables, and rng(...) inside it uses the stream named "stream_name". */
-    Value eval_root(const ir::NodePtr &node, const std::vector<int64_t> &env,
-                    const std::string &stream_name);
+    Value eval_root(const ir::NodePtr &node, const std::vector<int64_t> &env, const std::string &stream_name);
 
     /** Number of tensor points evaluated so far (for tests). */
     int64_t points_evaluated() const { return points_; }
@@ -113,13 +110,12 @@ private:
     std::shared_ptr<const Value> demand(int t, const std::vector<int64_t> &point, Loc at, int ei,
                                         const std::vector<int64_t> &env);
     bool prefetch(std::vector<Frame> &work);
-    void push_frame(std::vector<Frame> &work, int t, const std::vector<int64_t> &point, Loc at,
-                    int ei, const std::vector<int64_t> &env);
+    void push_frame(std::vector<Frame> &work, int t, const std::vector<int64_t> &point, Loc at, int ei,
+                    const std::vector<int64_t> &env);
     int find_equation(int t, const std::vector<int64_t> &point, std::vector<int64_t> &env) const;
     RuntimeError cycle_error(int t, const std::vector<int64_t> &point, Loc at) const;
     RuntimeError undefined_error(int t, const std::vector<int64_t> &point, Loc at) const;
-    Value eval_body(int t, int ei, const std::vector<int64_t> &env,
-                    const std::vector<const ir::Node *> *expect);
+    Value eval_body(int t, int ei, const std::vector<int64_t> &env, const std::vector<const ir::Node *> *expect);
 
     const Value &eval(const ir::Node &n, Ctx &c);
     Value eval_uncached(const ir::Node &n, Ctx &c);

@@ -37,17 +37,15 @@ void check_loaded(const ir::Tensor &t, const ir::Type &ty, const Value &v, const
     for (const auto &e : ty.shape) want.push_back(e.max_value);
     if (ty.is_tuple || v.dtype != ty.dtype || v.shape != want)
         throw RuntimeError{t.loc,
-                           what + " holds " + interp::value_type_string(v) + ", but " + t.name +
-                               " is declared " + (ty.is_tuple ? std::string("a tuple")
-                                                               : interp::shape_string(ty.dtype, want)),
+                           what + " holds " + interp::value_type_string(v) + ", but " + t.name + " is declared " +
+                               (ty.is_tuple ? std::string("a tuple") : interp::shape_string(ty.dtype, want)),
                            {}};
 }
 
 }  // namespace
 
 void load_tensor(interp::Evaluator &ev, int ti, const ir::Tensor &t) {
-    if (!t.dims.empty())
-        throw RuntimeError{t.loc, "load of " + t.name + ": a loaded tensor has an empty domain", {}};
+    if (!t.dims.empty()) throw RuntimeError{t.loc, "load of " + t.name + ": a loaded tensor has an empty domain", {}};
     std::string err;
     if (ends_with(t.load_path, ".npz")) {
         std::vector<trl::NpzMember> ms;
@@ -56,9 +54,8 @@ void load_tensor(interp::Evaluator &ev, int ti, const ir::Tensor &t) {
         if (t.type.is_tuple) {
             if (ms.size() != t.type.elems.size())
                 throw RuntimeError{t.loc,
-                                   t.load_path + " holds " + std::to_string(ms.size()) +
-                                       " arrays, but " + t.name + " is declared a tuple of " +
-                                       std::to_string(t.type.elems.size()),
+                                   t.load_path + " holds " + std::to_string(ms.size()) + " arrays, but " + t.name +
+                                       " is declared a tuple of " + std::to_string(t.type.elems.size()),
                                    {}};
             v.is_tuple = true;
             for (size_t i = 0; i < ms.size(); ++i) {
@@ -69,8 +66,8 @@ void load_tensor(interp::Evaluator &ev, int ti, const ir::Tensor &t) {
         } else {
             if (ms.size() != 1)
                 throw RuntimeError{t.loc,
-                                   t.load_path + " holds " + std::to_string(ms.size()) +
-                                       " arrays, but " + t.name + " is one array",
+                                   t.load_path + " holds " + std::to_string(ms.size()) + " arrays, but " + t.name +
+                                       " is one array",
                                    {}};
             v = interp::from_npy(ms[0].second);
             check_loaded(t, t.type, v, t.load_path + "[" + ms[0].first + "]");
@@ -129,8 +126,7 @@ void write_save(const ir::Save &s, const Value &v, const std::string &dir) {
             std::vector<trl::NpzMember> ms;
             if (v.is_tuple) {
                 for (size_t i = 0; i < v.elems.size(); ++i) {
-                    if (v.elems[i].is_tuple)
-                        throw OpError{"a nested tuple cannot be saved (flatten it first)"};
+                    if (v.elems[i].is_tuple) throw OpError{"a nested tuple cannot be saved (flatten it first)"};
                     ms.push_back({"arr_" + std::to_string(i), interp::to_npy(v.elems[i])});
                 }
             } else {
@@ -163,8 +159,7 @@ void run_all(Job &job) {
         for (size_t t = 0; t < prog.tensors.size(); ++t)
             if (prog.tensors[t].is_load) load_tensor(ev, static_cast<int>(t), prog.tensors[t]);
         for (const ir::Emit &e : prog.emits) run_emit(ev, prog, e, *job.out);
-        for (const ir::Save &s : prog.saves)
-            write_save(s, ev.eval_root(s.value, {}, s.path), job.opts->output_dir);
+        for (const ir::Save &s : prog.saves) write_save(s, ev.eval_root(s.value, {}, s.path), job.opts->output_dir);
     } catch (const RuntimeError &e) {
         job.failed = true;
         job.error = e;
@@ -192,8 +187,8 @@ void run_on_big_stack(const std::function<void()> &fn) {
         pthread_attr_t attr;
         if (pthread_attr_init(&attr) != 0) break;
         pthread_t th;
-        bool ok = pthread_attr_setstacksize(&attr, mib << 20) == 0 &&
-                  pthread_create(&th, &attr, thread_main, &arg) == 0;
+        bool ok =
+            pthread_attr_setstacksize(&attr, mib << 20) == 0 && pthread_create(&th, &attr, thread_main, &arg) == 0;
         pthread_attr_destroy(&attr);
         if (ok) {
             pthread_join(th, nullptr);

@@ -22,7 +22,7 @@ struct MemPlan;
 
 struct InterpOptions {
     uint64_t seed = 0;
-    std::ostream *log = nullptr;  // JSON Lines destination (stdout when null)
+    std::ostream *log = nullptr;   // JSON Lines destination (stdout when null)
     std::string output_dir = ".";  // where relative `save` paths go
 };
 
@@ -33,7 +33,7 @@ int interpret(const ir::Program &prog, const InterpOptions &opts, Diagnostics &d
  *  statement instance (batch axes at once), every value stored in and read from one
  *  arena laid out by "plan" (window indexing; freed slots poisoned, so a read after
  *  free or overwrite is an error).  Its output must equal interpret()'s byte for byte. */
-int interpret_scheduled(const ir::Program &prog, const Schedule &sched,
-                        const MemPlan &plan, const InterpOptions &opts, Diagnostics &diag);
+int interpret_scheduled(const ir::Program &prog, const Schedule &sched, const MemPlan &plan, const InterpOptions &opts,
+                        Diagnostics &diag);
 
 }  // namespace trlc

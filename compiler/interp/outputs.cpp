@@ -84,7 +84,10 @@ Value from_npy(const trl::NpyArray &a) {
     for (int64_t i = 0; i < n; ++i) {
         const uint8_t *p = a.data.data() + i * trl::npy_dtype_size(a.dtype);
         switch (a.dtype) {
-        case trl::NpyDType::Bool: v.dtype = ir::DType::Bool; v.data[i] = *p ? 1 : 0; break;
+        case trl::NpyDType::Bool:
+            v.dtype = ir::DType::Bool;
+            v.data[i] = *p ? 1 : 0;
+            break;
         case trl::NpyDType::I32: {
             int32_t y;
             std::memcpy(&y, p, 4);

@@ -84,14 +84,13 @@ int64_t value_bytes(const ir::Type &t) {
 
 class ScheduledRun : public interp::PointSource {
 public:
-    ScheduledRun(const ir::Program &prog, const Schedule &sched, const MemPlan &plan,
-                 const InterpOptions &opts, std::ostream &out)
+    ScheduledRun(const ir::Program &prog, const Schedule &sched, const MemPlan &plan, const InterpOptions &opts,
+                 std::ostream &out)
         : prog_(prog), sched_(sched), plan_(plan), opts_(opts), out_(out), ev_(prog, opts.seed) {}
 
     void run() {
         for (size_t t = 0; t < prog_.tensors.size(); ++t)
-            if (prog_.tensors[t].is_load)
-                interp::load_tensor(ev_, static_cast<int>(t), prog_.tensors[t]);
+            if (prog_.tensors[t].is_load) interp::load_tensor(ev_, static_cast<int>(t), prog_.tensors[t]);
         setup();
         counting_ = true;
         walk_root();
@@ -101,8 +100,8 @@ public:
         flush_emits();
         for (size_t e = 0; e < prog_.emits.size(); ++e)
             if (emitted_[e] < static_cast<int64_t>(lines_[e].size()))
-                fault("emit \"" + prog_.emits[e].stream + "\" point " +
-                      std::to_string(emitted_[e]) + " (row-major) never ran in the schedule");
+                fault("emit \"" + prog_.emits[e].stream + "\" point " + std::to_string(emitted_[e]) +
+                      " (row-major) never ran in the schedule");
     }
 
     /** Lines emitted so far, in order, are written; on an error the rest stays unwritten. */
@@ -135,16 +134,13 @@ public:
         // The slot must hold exactly this point, written and not freed.
         for (int64_t i = 0; i < n; ++i) {
             uint32_t w = owner_[base + i];
-            if (w != 0 && writes_[w].tensor == t && writes_[w].point == p && !writes_[w].freed)
-                continue;
-            std::string held = w == 0 ? "which was never written"
-                               : writes_[w].freed
-                                   ? "which was freed after the last read of " +
-                                         point_name(writes_[w].tensor, writes_[w].point)
-                                   : "which holds " +
-                                         point_name(writes_[w].tensor, writes_[w].point);
-            fault("read of " + point_name(t, p) + " from slot " + std::to_string(slot) + " of " +
-                  x.name + ", " + held + " (arena byte " + std::to_string(base + i) + ")");
+            if (w != 0 && writes_[w].tensor == t && writes_[w].point == p && !writes_[w].freed) continue;
+            std::string held = w == 0             ? "which was never written"
+                               : writes_[w].freed ? "which was freed after the last read of " +
+                                                        point_name(writes_[w].tensor, writes_[w].point)
+                                                  : "which holds " + point_name(writes_[w].tensor, writes_[w].point);
+            fault("read of " + point_name(t, p) + " from slot " + std::to_string(slot) + " of " + x.name + ", " + held +
+                  " (arena byte " + std::to_string(base + i) + ")");
         }
         auto v = std::make_shared<Value>();
         const uint8_t *src = arena_.data() + base;
@@ -165,9 +161,8 @@ private:
     };
 
     [[noreturn]] void fault(const std::string &msg) {
-        internal_error("scheduled interpreter: " + msg +
-                           " (the schedule or the memory plan is wrong)",
-                       __FILE__, __LINE__);
+        internal_error("scheduled interpreter: " + msg + " (the schedule or the memory plan is wrong)", __FILE__,
+                       __LINE__);
     }
 
     std::string point_name(int t, const std::vector<int64_t> &p) const {
@@ -189,12 +184,12 @@ private:
         int64_t slot = b.slot_of(p);
         const ir::Tensor &x = prog_.tensors[b.tensor];
         if (slot < 0 || slot >= b.slots)
-            fault(point_name(b.tensor, p) + " maps to slot " + std::to_string(slot) + " of " +
-                  x.name + ", which has " + std::to_string(b.slots) + " slots");
+            fault(point_name(b.tensor, p) + " maps to slot " + std::to_string(slot) + " of " + x.name + ", which has " +
+                  std::to_string(b.slots) + " slots");
         int64_t n = value_bytes(x.type);
         if (n > b.slot_bytes)
-            fault("a slot of " + x.name + " has " + std::to_string(b.slot_bytes) +
-                  " bytes, its value needs " + std::to_string(n));
+            fault("a slot of " + x.name + " has " + std::to_string(b.slot_bytes) + " bytes, its value needs " +
+                  std::to_string(n));
         if (b.offset < 0 || b.offset + (slot + 1) * b.slot_bytes > plan_.peak_bytes)
             fault("slot " + std::to_string(slot) + " of " + x.name + " lies outside the arena of " +
                   std::to_string(plan_.peak_bytes) + " bytes");
@@ -262,14 +257,15 @@ private:
             is_batch[p] = true;
         }
         if (args.size() + s.batch_positions.size() != rank)
-            fault("statement " + s.name + " runs with " + std::to_string(args.size()) +
-                  " coordinates and " + std::to_string(s.batch_positions.size()) +
-                  " batch dims, its domain has " + std::to_string(rank));
+            fault("statement " + s.name + " runs with " + std::to_string(args.size()) + " coordinates and " +
+                  std::to_string(s.batch_positions.size()) + " batch dims, its domain has " + std::to_string(rank));
         std::vector<int64_t> p(rank, 0);
         std::vector<int> bpos;
         for (size_t k = 0, a = 0; k < rank; ++k) {
-            if (is_batch[k]) bpos.push_back(static_cast<int>(k));
-            else p[k] = args[a++];
+            if (is_batch[k])
+                bpos.push_back(static_cast<int>(k));
+            else
+                p[k] = args[a++];
         }
         std::vector<std::vector<int64_t>> out;
         while (true) {
@@ -340,8 +336,7 @@ private:
             int64_t lin = 0;
             for (size_t k = 0; k < p.size(); ++k) {
                 int64_t bd = prog_.dims[e.vars[k]].bound;
-                if (p[k] < 0 || p[k] >= bd)
-                    fault("statement " + s.name + " runs at a point outside the emit's domain");
+                if (p[k] < 0 || p[k] >= bd) fault("statement " + s.name + " runs at a point outside the emit's domain");
                 lin = lin * bd + p[k];
             }
             if (filled_[s.index][lin]) fault("statement " + s.name + " runs twice at one point");
@@ -428,16 +423,15 @@ private:
             if (!v.is_tuple || v.elems.size() != t.elems.size())
                 fault("value of " + name + " does not match its tuple type");
             int64_t off = 0;
-            for (size_t i = 0; i < t.elems.size(); ++i)
-                off += encode(t.elems[i], v.elems[i], dst + off, name);
+            for (size_t i = 0; i < t.elems.size(); ++i) off += encode(t.elems[i], v.elems[i], dst + off, name);
             return off;
         }
         if (v.is_tuple) fault("value of " + name + " is a tuple, its type is not");
         interp::Shape shape = static_shape(t);
         int64_t n = interp::numel(shape);
         if (v.numel() != n)
-            fault("value of " + name + " has " + std::to_string(v.numel()) +
-                  " elements, its static type " + std::to_string(n));
+            fault("value of " + name + " has " + std::to_string(v.numel()) + " elements, its static type " +
+                  std::to_string(n));
         if (t.dtype == ir::DType::Key) {
             if (v.dtype != ir::DType::Key) fault("value of " + name + " is not a key");
             std::memcpy(dst, v.keys.data(), static_cast<size_t>(n) * sizeof(trl::RngKey));
@@ -470,8 +464,7 @@ private:
             v.is_tuple = true;
             v.elems.resize(t.elems.size());
             int64_t off = 0;
-            for (size_t i = 0; i < t.elems.size(); ++i)
-                off += decode(t.elems[i], src + off, v.elems[i]);
+            for (size_t i = 0; i < t.elems.size(); ++i) off += decode(t.elems[i], src + off, v.elems[i]);
             return off;
         }
         v.dtype = t.dtype;
@@ -514,7 +507,7 @@ private:
     bool counting_ = false;
     std::vector<int64_t> its_;
     std::vector<uint8_t> arena_;
-    std::vector<uint32_t> owner_;      // per arena byte: index into writes_ (0 = never written)
+    std::vector<uint32_t> owner_;  // per arena byte: index into writes_ (0 = never written)
     std::vector<WriteRec> writes_;
     std::vector<PointMap<int64_t>> reads_left_;  // per tensor: reads still to come per point
     std::vector<PointMap<bool>> written_;
@@ -526,8 +519,8 @@ private:
 
 }  // namespace
 
-int interpret_scheduled(const ir::Program &prog, const Schedule &sched, const MemPlan &plan,
-                        const InterpOptions &opts, Diagnostics &diag) {
+int interpret_scheduled(const ir::Program &prog, const Schedule &sched, const MemPlan &plan, const InterpOptions &opts,
+                        Diagnostics &diag) {
     std::ostream &out = opts.log ? *opts.log : std::cout;
     ScheduledRun run(prog, sched, plan, opts, out);
     try {

@@ -44,8 +44,10 @@ Value Value::zeros(DType dt, const Shape &shape) {
     Value r;
     r.dtype = dt;
     r.shape = shape;
-    if (dt == DType::Key) r.keys.assign(static_cast<size_t>(interp::numel(shape)), trl::RngKey{0, 0, 0});
-    else r.data.assign(static_cast<size_t>(interp::numel(shape)), 0.0);
+    if (dt == DType::Key)
+        r.keys.assign(static_cast<size_t>(interp::numel(shape)), trl::RngKey{0, 0, 0});
+    else
+        r.data.assign(static_cast<size_t>(interp::numel(shape)), 0.0);
     return r;
 }
 
@@ -114,8 +116,7 @@ Shape broadcast_shapes(const Shape &a, const Shape &b, DType da, DType db) {
         int64_t x = i < r - a.size() ? 1 : a[i - (r - a.size())];
         int64_t y = i < r - b.size() ? 1 : b[i - (r - b.size())];
         if (x != y && x != 1 && y != 1)
-            fail("shapes " + shape_string(da, a) + " and " + shape_string(db, b) +
-                 " cannot be broadcast");
+            fail("shapes " + shape_string(da, a) + " and " + shape_string(db, b) + " cannot be broadcast");
         out[i] = x == 1 ? y : x;
     }
     return out;
@@ -127,18 +128,22 @@ Shape broadcast_shapes(const Shape &a, const Shape &b, DType da, DType db) {
 // trl_math.h, libm), the functions generated code calls.
 static double unary_f32(UnaryOp op, float x) {
     switch (op) {
+// clang-format off
 #define TRL_UNARY(E, name, typing, f32, f64, ...) \
     case UnaryOp::E: return f32(x);
 #include "ir/ops.def"
+        // clang-format on
     }
     return x;
 }
 
 static double unary_f64(UnaryOp op, double x) {
     switch (op) {
+// clang-format off
 #define TRL_UNARY(E, name, typing, f32, f64, ...) \
     case UnaryOp::E: return f64(x);
 #include "ir/ops.def"
+        // clang-format on
     }
     return x;
 }
@@ -146,9 +151,9 @@ static double unary_f64(UnaryOp op, double x) {
 static double unary_i32(UnaryOp op, double x) {
     const long long v = static_cast<long long>(x);
     switch (op) {
-#define TRL_UNARY(E, name, typing, f32, f64, i32, check, ...)                    \
-    case UnaryOp::E:                                                             \
-        if (ir::UnaryTyping::typing == ir::UnaryTyping::Float) break;            \
+#define TRL_UNARY(E, name, typing, f32, f64, i32, check, ...)                                                          \
+    case UnaryOp::E:                                                                                                   \
+        if (ir::UnaryTyping::typing == ir::UnaryTyping::Float) break;                                                  \
         return *check ? check_i32(static_cast<long double>(i32(v)), check) : static_cast<double>(i32(v));
 #include "ir/ops.def"
     }
@@ -231,8 +236,7 @@ static double binary_elem(BinaryOp op, DType dt, double a, double b) {
             return check_i32(trl::floordiv_i64(p, q), "division");
         }
         case BinaryOp::Pow: {
-            if (b < 0) fail("negative integer power " + fmt_num(a) + " ** " + fmt_num(b) +
-                            " (use a float base)");
+            if (b < 0) fail("negative integer power " + fmt_num(a) + " ** " + fmt_num(b) + " (use a float base)");
             long double r = 1;
             for (int64_t k = 0; k < static_cast<int64_t>(b); ++k) {
                 r *= x;
@@ -251,18 +255,20 @@ static double binary_elem(BinaryOp op, DType dt, double a, double b) {
 }
 
 static bool is_cmp(BinaryOp op) {
-    return op == BinaryOp::Lt || op == BinaryOp::Le || op == BinaryOp::Gt || op == BinaryOp::Ge ||
-           op == BinaryOp::Eq || op == BinaryOp::Ne;
+    return op == BinaryOp::Lt || op == BinaryOp::Le || op == BinaryOp::Gt || op == BinaryOp::Ge || op == BinaryOp::Eq ||
+           op == BinaryOp::Ne;
 }
 
 Value binary(BinaryOp op, const Value &a0, const Value &b0, DType result) {
     if (a0.is_tuple || b0.is_tuple || a0.dtype == DType::Key || b0.dtype == DType::Key)
-        fail("operands " + value_type_string(a0) + " and " + value_type_string(b0) +
-             " of an elementwise operation");
+        fail("operands " + value_type_string(a0) + " and " + value_type_string(b0) + " of an elementwise operation");
     DType dt;
-    if (is_cmp(op)) dt = std::max(a0.dtype, b0.dtype);
-    else if (op == BinaryOp::And || op == BinaryOp::Or) dt = DType::Bool;
-    else dt = result == DType::Bool ? DType::I32 : result;
+    if (is_cmp(op))
+        dt = std::max(a0.dtype, b0.dtype);
+    else if (op == BinaryOp::And || op == BinaryOp::Or)
+        dt = DType::Bool;
+    else
+        dt = result == DType::Bool ? DType::I32 : result;
     if (is_cmp(op) && dt == DType::Bool) dt = DType::I32;  // compare bools as 0/1
     Value a = cast(a0, dt), b = cast(b0, dt);
     Value r;
@@ -291,10 +297,9 @@ Value where(const Value &c0, const Value &a0, const Value &b0, DType result) {
         fail("where() of tuple values needs two tuples of the same arity and a tensor condition");
     }
     Value c = cast(c0, DType::Bool);
-    Shape s = broadcast_shapes(broadcast_shapes(c.shape, a0.shape, DType::Bool, a0.dtype), b0.shape,
-                               a0.dtype, b0.dtype);
-    std::vector<std::vector<int64_t>> st = {bstrides(c.shape, s), bstrides(a0.shape, s),
-                                            bstrides(b0.shape, s)};
+    Shape s =
+        broadcast_shapes(broadcast_shapes(c.shape, a0.shape, DType::Bool, a0.dtype), b0.shape, a0.dtype, b0.dtype);
+    std::vector<std::vector<int64_t>> st = {bstrides(c.shape, s), bstrides(a0.shape, s), bstrides(b0.shape, s)};
     Value r;
     r.dtype = result;
     r.shape = s;

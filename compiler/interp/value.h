@@ -30,10 +30,10 @@ struct OpError {
 struct Value {
     bool is_tuple = false;
     DType dtype = DType::F32;
-    Shape shape;                     // empty = scalar
-    std::vector<double> data;        // all dtypes but Key (f32 values are exact floats)
-    std::vector<trl::RngKey> keys;   // Key
-    std::vector<Value> elems;        // tuple elements
+    Shape shape;                    // empty = scalar
+    std::vector<double> data;       // all dtypes but Key (f32 values are exact floats)
+    std::vector<trl::RngKey> keys;  // Key
+    std::vector<Value> elems;       // tuple elements
 
     int64_t numel() const;
     /** A scalar of "dt" holding "v" (rounded to the dtype). */
@@ -64,8 +64,7 @@ int64_t norm_axis(int64_t axis, int64_t rank);
 
 // Reductions over "axes" (empty + !has_axes = all axes).  Sequential accumulation in the
 // result dtype, in increasing index order.
-Value reduce(ir::BuiltinOp op, const Value &x, const std::vector<int64_t> &axes, bool has_axes,
-             DType result);
+Value reduce(ir::BuiltinOp op, const Value &x, const std::vector<int64_t> &axes, bool has_axes, DType result);
 Value softmax(const Value &x, int64_t axis, bool log, DType result);
 Value matmul(const Value &a, const Value &b, DType result);
 Value transpose(const Value &x, const std::vector<int64_t> &axes);

@@ -28,9 +28,12 @@ Value uniform(const Value &key, const Shape &shape, DType dt) {
     const trl::RngKey &k = key_of(key);
     Value r = Value::zeros(dt, shape);
     for (size_t j = 0; j < r.data.size(); ++j) {
-        if (dt == DType::F32) r.data[j] = trl::uniform_f32(k, j);
-        else if (dt == DType::F64) r.data[j] = trl::uniform_f64(k, j);
-        else fail("uniform() draws f32 or f64 values");
+        if (dt == DType::F32)
+            r.data[j] = trl::uniform_f32(k, j);
+        else if (dt == DType::F64)
+            r.data[j] = trl::uniform_f64(k, j);
+        else
+            fail("uniform() draws f32 or f64 values");
     }
     return r;
 }
@@ -39,22 +42,23 @@ Value normal(const Value &key, const Shape &shape, DType dt) {
     const trl::RngKey &k = key_of(key);
     Value r = Value::zeros(dt, shape);
     for (size_t j = 0; j < r.data.size(); ++j) {
-        if (dt == DType::F32) r.data[j] = trl::normal_f32(k, j);
-        else if (dt == DType::F64) r.data[j] = trl::normal_f64(k, j);
-        else fail("normal() draws f32 or f64 values");
+        if (dt == DType::F32)
+            r.data[j] = trl::normal_f32(k, j);
+        else if (dt == DType::F64)
+            r.data[j] = trl::normal_f64(k, j);
+        else
+            fail("normal() draws f32 or f64 values");
     }
     return r;
 }
 
 Value orthogonal(const Value &key, const Shape &shape, const Value &gain, DType dt) {
     const trl::RngKey &k = key_of(key);
-    if (shape.size() != 2 || shape[0] < 1 || shape[1] < 1)
-        fail("orthogonal() needs a [rows, cols] shape");
+    if (shape.size() != 2 || shape[0] < 1 || shape[1] < 1) fail("orthogonal() needs a [rows, cols] shape");
     if (gain.is_tuple || gain.numel() != 1) fail("orthogonal() needs a scalar gain");
     std::vector<double> out(static_cast<size_t>(shape[0] * shape[1]));
     std::vector<double> work(2 * out.size());
-    trl::orthogonal_f64(k, shape[0], shape[1], cast(gain, DType::F64).data[0], out.data(),
-                        work.data());
+    trl::orthogonal_f64(k, shape[0], shape[1], cast(gain, DType::F64).data[0], out.data(), work.data());
     Value r = Value::zeros(DType::F64, shape);
     r.data = out;
     return cast(r, dt);

@@ -22,8 +22,7 @@ using namespace value_detail;
 
 int64_t norm_axis(int64_t axis, int64_t rank) {
     if (axis < -rank || axis >= rank)
-        fail("axis " + std::to_string(axis) + " is out of range for an array of rank " +
-             std::to_string(rank));
+        fail("axis " + std::to_string(axis) + " is out of range for an array of rank " + std::to_string(rank));
     return axis < 0 ? axis + rank : axis;
 }
 
@@ -78,8 +77,7 @@ static const char *reduce_name(BuiltinOp op) {
     }
 }
 
-Value reduce(BuiltinOp op, const Value &x0, const std::vector<int64_t> &axes, bool has_axes,
-             DType result) {
+Value reduce(BuiltinOp op, const Value &x0, const std::vector<int64_t> &axes, bool has_axes, DType result) {
     if (x0.is_tuple || x0.dtype == DType::Key) fail("cannot reduce " + value_type_string(x0));
     bool all = !has_axes || axes.empty();
     if (op == BuiltinOp::Argmax && !all && axes.size() != 1) fail("argmax takes a single axis");
@@ -103,14 +101,15 @@ Value reduce(BuiltinOp op, const Value &x0, const std::vector<int64_t> &axes, bo
             break;
         case BuiltinOp::Mean:
             for (int64_t i : m) v = add_in(dt, v, x.data[i]);
-            if (dt == DType::F32) v = static_cast<float>(v) / static_cast<float>(m.size());
-            else v = v / static_cast<double>(m.size());  // empty: 0/0 = NaN, as numpy
+            if (dt == DType::F32)
+                v = static_cast<float>(v) / static_cast<float>(m.size());
+            else
+                v = v / static_cast<double>(m.size());  // empty: 0/0 = NaN, as numpy
             break;
         case BuiltinOp::ReduceMax:
         case BuiltinOp::ReduceMin:
         case BuiltinOp::Argmax: {
-            if (m.empty())
-                fail(std::string(reduce_name(op)) + " of an empty array (zero-size reduction)");
+            if (m.empty()) fail(std::string(reduce_name(op)) + " of an empty array (zero-size reduction)");
             int64_t best = 0;
             v = x.data[m[0]];
             for (size_t k = 1; k < m.size() && v == v; ++k) {

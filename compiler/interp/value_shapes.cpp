@@ -77,16 +77,18 @@ Value transpose(const Value &x, const std::vector<int64_t> &axes0) {
     }
     Value r = Value::zeros(x.dtype, out);
     for_each_broadcast(out, {pst}, [&](int64_t i, const std::vector<int64_t> &off) {
-        if (x.dtype == DType::Key) r.keys[i] = x.keys[off[0]];
-        else r.data[i] = x.data[off[0]];
+        if (x.dtype == DType::Key)
+            r.keys[i] = x.keys[off[0]];
+        else
+            r.data[i] = x.data[off[0]];
     });
     return r;
 }
 
 Value reshape(const Value &x, const Shape &shape) {
     if (numel(shape) != x.numel())
-        fail("cannot reshape " + shape_string(x.dtype, x.shape) + " to shape " +
-             shape_string(x.dtype, shape) + " (different number of elements)");
+        fail("cannot reshape " + shape_string(x.dtype, x.shape) + " to shape " + shape_string(x.dtype, shape) +
+             " (different number of elements)");
     Value r = x;
     r.shape = shape;
     return r;
@@ -130,8 +132,10 @@ Value concat(const std::vector<Value> &xs, int64_t axis0, bool stack, DType resu
         for (const auto &v : vs) {
             int64_t chunk = v.shape[axis] * inner;
             for (int64_t c = 0; c < chunk; ++c) {
-                if (result == DType::Key) r.keys[pos++] = v.keys[o * chunk + c];
-                else r.data[pos++] = v.data[o * chunk + c];
+                if (result == DType::Key)
+                    r.keys[pos++] = v.keys[o * chunk + c];
+                else
+                    r.data[pos++] = v.data[o * chunk + c];
             }
         }
     return r;
@@ -186,13 +190,15 @@ Value take(const Value &x, const Value &idx, int64_t axis0) {
         for (double kd : idx.data) {
             int64_t k = static_cast<int64_t>(kd);
             if (k < -n || k >= n)
-                fail("index " + std::to_string(k) + " is out of bounds for axis " +
-                     std::to_string(axis) + " with size " + std::to_string(n));
+                fail("index " + std::to_string(k) + " is out of bounds for axis " + std::to_string(axis) +
+                     " with size " + std::to_string(n));
             if (k < 0) k += n;
             for (int64_t in = 0; in < inner; ++in) {
                 int64_t src = (o * n + k) * inner + in;
-                if (x.dtype == DType::Key) r.keys[pos++] = x.keys[src];
-                else r.data[pos++] = x.data[src];
+                if (x.dtype == DType::Key)
+                    r.keys[pos++] = x.keys[src];
+                else
+                    r.data[pos++] = x.data[src];
             }
         }
     return r;
@@ -228,9 +234,8 @@ Value discounted_cumsum(const Value &x0, const Value &g0, int64_t axis0, DType r
                  value_type_string(x0));
         Value gb = Value::zeros(dt, x.shape);
         std::vector<std::vector<int64_t>> st = {bstrides(g.shape, x.shape)};
-        for_each_broadcast(x.shape, st, [&](int64_t o, const std::vector<int64_t> &off) {
-            gb.data[o] = g.data[off[0]];
-        });
+        for_each_broadcast(x.shape, st,
+                           [&](int64_t o, const std::vector<int64_t> &off) { gb.data[o] = g.data[off[0]]; });
         g = gb;
     }
     bool scalar_g = g.numel() == 1;
@@ -240,8 +245,7 @@ Value discounted_cumsum(const Value &x0, const Value &g0, int64_t axis0, DType r
         double next = 0;
         for (int64_t k = n - 1; k >= 0; --k) {
             double gk = round_to(dt, scalar_g ? g.data[0] : g.data[base + k * st]);
-            double y = k == n - 1 ? x.data[base + k * st]
-                                  : add_in(dt, x.data[base + k * st], mul_in(dt, gk, next));
+            double y = k == n - 1 ? x.data[base + k * st] : add_in(dt, x.data[base + k * st], mul_in(dt, gk, next));
             r.data[base + k * st] = y;
             next = y;
         }
@@ -258,8 +262,10 @@ Value slice0(const Value &x, int64_t i) {
     r.dtype = x.dtype;
     r.shape.assign(x.shape.begin() + 1, x.shape.end());
     int64_t n = numel(r.shape);
-    if (x.dtype == DType::Key) r.keys.assign(x.keys.begin() + i * n, x.keys.begin() + (i + 1) * n);
-    else r.data.assign(x.data.begin() + i * n, x.data.begin() + (i + 1) * n);
+    if (x.dtype == DType::Key)
+        r.keys.assign(x.keys.begin() + i * n, x.keys.begin() + (i + 1) * n);
+    else
+        r.data.assign(x.data.begin() + i * n, x.data.begin() + (i + 1) * n);
     return r;
 }
 
@@ -272,7 +278,8 @@ Value stack0(const std::vector<Value> &xs, DType dt, const Shape &elem_shape) {
     for (const auto &x : xs) {
         if (x.is_tuple) fail("a slice of a tuple-valued tensor cannot be stacked");
         if (x.shape != xs[0].shape) fail("slice elements differ in shape");
-        if (dt == DType::Key) r.keys.insert(r.keys.end(), x.keys.begin(), x.keys.end());
+        if (dt == DType::Key)
+            r.keys.insert(r.keys.end(), x.keys.begin(), x.keys.end());
         else {
             Value c = x.dtype == dt ? x : cast(x, dt);
             r.data.insert(r.data.end(), c.data.begin(), c.data.end());

@@ -64,26 +64,30 @@ std::string affine_to_string(const Affine &a, const std::vector<std::string> &na
     for (size_t v = 0; v < a.coef.size(); ++v)
         if (a.coef[v] != 0) terms.emplace_back(a.coef[v], var_name(static_cast<int>(v), names));
     if (a.constant != 0 || terms.empty()) terms.emplace_back(a.constant, "");
-    std::stable_partition(terms.begin(), terms.end(),
-                          [](const auto &t) { return t.first >= 0; });
+    std::stable_partition(terms.begin(), terms.end(), [](const auto &t) { return t.first >= 0; });
     std::ostringstream ss;
     for (size_t k = 0; k < terms.size(); ++k) {
         int64_t c = terms[k].first;
         const std::string &n = terms[k].second;
         int64_t mag = c < 0 ? -c : c;
-        if (k == 0) ss << (c < 0 ? "-" : "");
-        else ss << (c < 0 ? " - " : " + ");
-        if (n.empty()) ss << mag;
-        else if (mag == 1) ss << n;
-        else ss << mag << "*" << n;
+        if (k == 0)
+            ss << (c < 0 ? "-" : "");
+        else
+            ss << (c < 0 ? " - " : " + ");
+        if (n.empty())
+            ss << mag;
+        else if (mag == 1)
+            ss << n;
+        else
+            ss << mag << "*" << n;
     }
     return ss.str();
 }
 
 std::string index_to_string(const IndexExpr &e, const std::vector<std::string> &names) {
     if (e.kind == IndexExpr::Aff) return affine_to_string(e.aff, names);
-    return std::string(e.kind == IndexExpr::Min ? "min(" : "max(") +
-           index_to_string(*e.a, names) + ", " + index_to_string(*e.b, names) + ")";
+    return std::string(e.kind == IndexExpr::Min ? "min(" : "max(") + index_to_string(*e.a, names) + ", " +
+           index_to_string(*e.b, names) + ")";
 }
 
 }  // namespace
@@ -96,8 +100,7 @@ std::string type_to_string(const Type &t, const std::vector<std::string> &var_na
     std::ostringstream ss;
     if (t.is_tuple) {
         ss << "(";
-        for (size_t k = 0; k < t.elems.size(); ++k)
-            ss << (k ? ", " : "") << type_to_string(t.elems[k], var_names);
+        for (size_t k = 0; k < t.elems.size(); ++k) ss << (k ? ", " : "") << type_to_string(t.elems[k], var_names);
         if (t.elems.size() == 1) ss << ",";
         ss << ")";
         return ss.str();
@@ -107,8 +110,10 @@ std::string type_to_string(const Type &t, const std::vector<std::string> &var_na
         ss << "[";
         for (size_t k = 0; k < t.shape.size(); ++k) {
             ss << (k ? ", " : "");
-            if (t.shape[k].is_static()) ss << t.shape[k].max_value;
-            else ss << index_to_string(*t.shape[k].dynamic, var_names);
+            if (t.shape[k].is_static())
+                ss << t.shape[k].max_value;
+            else
+                ss << index_to_string(*t.shape[k].dynamic, var_names);
         }
         ss << "]";
     }
@@ -133,8 +138,10 @@ std::string affine_compact(const Affine &a, const std::vector<std::string> &vars
     for (size_t v = 0; v < vars.size(); ++v) {
         int64_t c = a.coef_of(static_cast<int>(v));
         if (c == 0) continue;
-        if (c < 0) s += "-";
-        else if (!s.empty()) s += "+";
+        if (c < 0)
+            s += "-";
+        else if (!s.empty())
+            s += "+";
         int64_t m = c < 0 ? -c : c;
         if (m != 1) s += std::to_string(m) + "*";
         s += vars[v];
@@ -147,8 +154,8 @@ std::string affine_compact(const Affine &a, const std::vector<std::string> &vars
 
 std::string index_expr_compact(const IndexExpr &e, const std::vector<std::string> &vars) {
     if (e.kind == IndexExpr::Aff || !e.a || !e.b) return affine_compact(e.aff, vars);
-    return std::string(e.kind == IndexExpr::Min ? "min(" : "max(") +
-           index_expr_compact(*e.a, vars) + ", " + index_expr_compact(*e.b, vars) + ")";
+    return std::string(e.kind == IndexExpr::Min ? "min(" : "max(") + index_expr_compact(*e.a, vars) + ", " +
+           index_expr_compact(*e.b, vars) + ")";
 }
 
 }  // namespace trlc::ir

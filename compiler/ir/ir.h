@@ -49,7 +49,7 @@ struct Affine {
 /** An index or extent expression: an affine form, or min/max of two of them. */
 struct IndexExpr {
     enum Kind { Aff, Min, Max } kind = Aff;
-    Affine aff;                              // when Aff
+    Affine aff;                             // when Aff
     std::shared_ptr<const IndexExpr> a, b;  // when Min/Max
 };
 using IndexExprPtr = std::shared_ptr<const IndexExpr>;
@@ -108,20 +108,32 @@ enum class UnaryOp {
 enum class BinaryOp { Add, Sub, Mul, Div, Mod, Pow, Min, Max, Lt, Le, Gt, Ge, Eq, Ne, And, Or };
 
 enum class BuiltinOp {
-    Sum, Mean, ReduceMax, ReduceMin, Argmax, Logsumexp,  // axis attr (empty = all)
-    Softmax, LogSoftmax,                                  // over the last axis (or axis attr)
-    MatMul,                                               // numpy matmul rules
-    Transpose,                                            // axes attr (empty = reverse)
-    Reshape,                                              // shape = result type
-    Concat, Stack,                                        // axis attr
-    OneHot,                                               // int_attr = depth
-    Gather,                                               // gather(x, idx, axis)
-    Cumsum, DiscountedCumsum,                             // axis attr; gamma = args[1]
-    Arange, Zeros, Ones, Full,                            // shape from result type
-    Uniform, Normal,                                      // args[0] = key; shape from type
-    Categorical,                                          // args[0] = key, args[1] = logits
-    Clamp,                                                // clamp(x, lo, hi)
-    FoldIn,                                               // fold_in(key, i32) → key
+    Sum,
+    Mean,
+    ReduceMax,
+    ReduceMin,
+    Argmax,
+    Logsumexp,  // axis attr (empty = all)
+    Softmax,
+    LogSoftmax,  // over the last axis (or axis attr)
+    MatMul,      // numpy matmul rules
+    Transpose,   // axes attr (empty = reverse)
+    Reshape,     // shape = result type
+    Concat,
+    Stack,   // axis attr
+    OneHot,  // int_attr = depth
+    Gather,  // gather(x, idx, axis)
+    Cumsum,
+    DiscountedCumsum,  // axis attr; gamma = args[1]
+    Arange,
+    Zeros,
+    Ones,
+    Full,  // shape from result type
+    Uniform,
+    Normal,       // args[0] = key; shape from type
+    Categorical,  // args[0] = key, args[1] = logits
+    Clamp,        // clamp(x, lo, hi)
+    FoldIn,       // fold_in(key, i32) → key
     Orthogonal,   // args[0] = key, args[1] = gain (f64 scalar); [rows, cols] and dtype from type
     Permutation,  // args[0] = key; i32[n], n from type (runtime/trl_linalg.h)
     // scatter_add(idx, values, n): zeros[n], then out[idx[k]] += values[k] for k in row-major
@@ -152,14 +164,14 @@ struct Node {
     Loc loc;
     std::vector<NodePtr> args;
 
-    std::vector<double> data;          // Const: row-major values
-    int var = -1;                      // Coord
-    int tensor = -1;                   // Read: Program::tensors index
-    std::vector<ReadIndex> index;      // Read
+    std::vector<double> data;      // Const: row-major values
+    int var = -1;                  // Coord
+    int tensor = -1;               // Read: Program::tensors index
+    std::vector<ReadIndex> index;  // Read
     UnaryOp uop = UnaryOp::Neg;
     BinaryOp bop = BinaryOp::Add;
     BuiltinOp builtin = BuiltinOp::Sum;
-    std::vector<int64_t> axes;         // Builtin: axis / axes attribute
+    std::vector<int64_t> axes;  // Builtin: axis / axes attribute
     bool has_axes = false;
     int64_t int_attr = 0;              // TupleGet index, OneHot depth
     std::vector<SpatialIndex> sindex;  // Index
@@ -204,13 +216,13 @@ struct PatternItem {
 };
 
 struct Equation {
-    std::vector<int> vars;              // Program::dims index of each variable
-    std::vector<PatternItem> pattern;   // one per domain dim of the tensor
-    GuardPtr guard;                     // null = always
-    bool otherwise = false;             // written `otherwise` (guard already lowered)
+    std::vector<int> vars;             // Program::dims index of each variable
+    std::vector<PatternItem> pattern;  // one per domain dim of the tensor
+    GuardPtr guard;                    // null = always
+    bool otherwise = false;            // written `otherwise` (guard already lowered)
     NodePtr body;
-    Loc loc;                            // the equation's left-hand side
-    int specificity() const;            // Σ per position: constant 2, shift 1, var 0
+    Loc loc;                  // the equation's left-hand side
+    int specificity() const;  // Σ per position: constant 2, shift 1, var 0
 };
 
 struct Tensor {
@@ -218,10 +230,10 @@ struct Tensor {
     std::vector<int> dims;  // Program::dims index of each domain position
     Type type;              // static type (dynamic extents only via slices in bodies)
     std::vector<Equation> equations;
-    Loc loc;                // first definition (or the type declaration)
-    bool is_load = false;   // defined by `load … from "file"`
+    Loc loc;               // first definition (or the type declaration)
+    bool is_load = false;  // defined by `load … from "file"`
     std::string load_path;
-    bool is_hidden = false; // compiler-made (the shared value of a tuple equation)
+    bool is_hidden = false;  // compiler-made (the shared value of a tuple equation)
 };
 
 /** `emit "stream"[vars] { field: expr, … } [when guard]` — one JSON object per point, in

@@ -7,7 +7,7 @@ namespace {
 
 #define TRL_STR(x) #x
 const UnaryInfo kUnary[] = {
-#define TRL_UNARY(E, name, typing, f32, f64, i32, check, adjoint, transcendental) \
+#define TRL_UNARY(E, name, typing, f32, f64, i32, check, adjoint, transcendental)                                      \
     {UnaryOp::E, name, UnaryTyping::typing, TRL_STR(f32), TRL_STR(f64), TRL_STR(i32), check, transcendental != 0},
 #include "ir/ops.def"
 };

@@ -24,7 +24,7 @@ enum class UnaryTyping {
 /** One row of ops.def. */
 struct UnaryInfo {
     UnaryOp op;
-    const char *name;       // the builtin's source name ("" for operators)
+    const char *name;  // the builtin's source name ("" for operators)
     UnaryTyping typing;
     const char *f32, *f64;  // element kernel on float / double ("-" negation, "" identity)
     const char *i32;        // element kernel on an integer in long long (not for Float rows)

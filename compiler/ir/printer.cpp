@@ -93,12 +93,20 @@ int binary_prec(BinaryOp op) {
     switch (op) {
     case BinaryOp::Or: return kOr;
     case BinaryOp::And: return kAnd;
-    case BinaryOp::Lt: case BinaryOp::Le: case BinaryOp::Gt: case BinaryOp::Ge:
-    case BinaryOp::Eq: case BinaryOp::Ne: return kCmp;
-    case BinaryOp::Add: case BinaryOp::Sub: return kAdd;
-    case BinaryOp::Mul: case BinaryOp::Div: case BinaryOp::Mod: return kMul;
+    case BinaryOp::Lt:
+    case BinaryOp::Le:
+    case BinaryOp::Gt:
+    case BinaryOp::Ge:
+    case BinaryOp::Eq:
+    case BinaryOp::Ne: return kCmp;
+    case BinaryOp::Add:
+    case BinaryOp::Sub: return kAdd;
+    case BinaryOp::Mul:
+    case BinaryOp::Div:
+    case BinaryOp::Mod: return kMul;
     case BinaryOp::Pow: return kPow;
-    case BinaryOp::Min: case BinaryOp::Max: return kAtom;  // min(a, b)
+    case BinaryOp::Min:
+    case BinaryOp::Max: return kAtom;  // min(a, b)
     }
     return kAtom;
 }
@@ -151,8 +159,7 @@ std::string shape_text(const Type &t, const std::vector<std::string> &vars) {
     std::string s = "[";
     for (size_t k = 0; k < t.shape.size(); ++k) {
         s += k ? ", " : "";
-        s += t.shape[k].is_static() ? std::to_string(t.shape[k].max_value)
-                                    : index_text(t.shape[k].dynamic, vars);
+        s += t.shape[k].is_static() ? std::to_string(t.shape[k].max_value) : index_text(t.shape[k].dynamic, vars);
     }
     return s + "]";
 }
@@ -204,8 +211,7 @@ struct Text {
 /** Prints the expressions of one equation (emit, save): bindings go to "lines". */
 class ExprPrinter {
 public:
-    ExprPrinter(const Program &prog, const std::vector<std::string> &vars, bool types,
-                bool bindings)
+    ExprPrinter(const Program &prog, const std::vector<std::string> &vars, bool types, bool bindings)
         : prog_(prog), vars_(vars), types_(types), bindings_(bindings) {}
 
     /** Count the parents of every node below "root" (call once per root before text()). */
@@ -274,9 +280,7 @@ private:
         return t.prec >= min_prec ? t.s : "(" + t.s + ")";
     }
 
-    std::string arg(const Node &n, size_t k) {
-        return k < n.args.size() ? operand(n.args[k], 0) : "<missing operand>";
-    }
+    std::string arg(const Node &n, size_t k) { return k < n.args.size() ? operand(n.args[k], 0) : "<missing operand>"; }
 
     std::string call(const std::string &name, const Node &n, size_t from = 0) {
         std::string s = name + "(";
@@ -310,8 +314,7 @@ private:
             for (size_t k = 0; k < n.index.size(); ++k) {
                 const ReadIndex &r = n.index[k];
                 s += k ? ", " : "";
-                s += r.is_slice ? index_text(r.lo, vars_) + ":" + index_text(r.hi, vars_)
-                                : index_text(r.point, vars_);
+                s += r.is_slice ? index_text(r.lo, vars_) + ":" + index_text(r.hi, vars_) : index_text(r.point, vars_);
             }
             return {s + "]", kAtom};
         }
@@ -329,9 +332,7 @@ private:
             int left = n.bop == BinaryOp::Pow || p == kCmp ? p + 1 : p;
             int right = n.bop == BinaryOp::Pow ? p : p + 1;
             if (n.bop == BinaryOp::Pow) left = kAtom;  // (-x)**2, (a**b)**c
-            return {operand(n.args[0], left) + " " + binary_name(n.bop) + " " +
-                        operand(n.args[1], right),
-                    p};
+            return {operand(n.args[0], left) + " " + binary_name(n.bop) + " " + operand(n.args[1], right), p};
         }
         case NodeKind::Where: return {call("where", n) + ")", kAtom};
         case NodeKind::Cast: return {call(dtype_name(n.type.dtype), n) + ")", kAtom};
@@ -342,15 +343,16 @@ private:
             for (size_t k = 0; k < n.sindex.size(); ++k) {
                 const SpatialIndex &x = n.sindex[k];
                 s += k ? ", " : "";
-                if (x.kind == SpatialIndex::Full) s += ":";
+                if (x.kind == SpatialIndex::Full)
+                    s += ":";
                 else if (x.kind == SpatialIndex::Slice)
                     s += index_text(x.lo, vars_) + ":" + index_text(x.hi, vars_);
-                else s += x.value ? operand(x.value, 0) : "<null>";
+                else
+                    s += x.value ? operand(x.value, 0) : "<null>";
             }
             return {s + "]", kAtom};
         }
-        case NodeKind::Tuple:
-            return {call("", n) + (n.args.size() == 1 ? ",)" : ")"), kAtom};
+        case NodeKind::Tuple: return {call("", n) + (n.args.size() == 1 ? ",)" : ")"), kAtom};
         case NodeKind::TupleGet:
             return {(n.args.empty() ? "<missing operand>" : operand(n.args[0], kAtom)) + "." +
                         std::to_string(n.int_attr),
@@ -368,19 +370,29 @@ private:
             s += (s.back() == '(' ? "" : ", ") + k + "=" + v;
         };
         switch (n.builtin) {
-        case BuiltinOp::Reshape: case BuiltinOp::Arange: case BuiltinOp::Zeros:
-        case BuiltinOp::Ones: case BuiltinOp::Full: case BuiltinOp::Uniform:
-        case BuiltinOp::Normal: case BuiltinOp::Orthogonal: case BuiltinOp::Permutation:
-            keyword("shape", shape_text(n.type, vars_));
-            break;
-        case BuiltinOp::OneHot: case BuiltinOp::ScatterAdd:
+        case BuiltinOp::Reshape:
+        case BuiltinOp::Arange:
+        case BuiltinOp::Zeros:
+        case BuiltinOp::Ones:
+        case BuiltinOp::Full:
+        case BuiltinOp::Uniform:
+        case BuiltinOp::Normal:
+        case BuiltinOp::Orthogonal:
+        case BuiltinOp::Permutation: keyword("shape", shape_text(n.type, vars_)); break;
+        case BuiltinOp::OneHot:
+        case BuiltinOp::ScatterAdd:
             keyword(n.builtin == BuiltinOp::OneHot ? "depth" : "size", std::to_string(n.int_attr));
             break;
         default: break;
         }
         switch (n.builtin) {  // the dtype comes from the result type (f32 unless written)
-        case BuiltinOp::Arange: case BuiltinOp::Zeros: case BuiltinOp::Ones: case BuiltinOp::Full:
-        case BuiltinOp::Uniform: case BuiltinOp::Normal: case BuiltinOp::Orthogonal:
+        case BuiltinOp::Arange:
+        case BuiltinOp::Zeros:
+        case BuiltinOp::Ones:
+        case BuiltinOp::Full:
+        case BuiltinOp::Uniform:
+        case BuiltinOp::Normal:
+        case BuiltinOp::Orthogonal:
             if (!n.type.is_tuple && n.type.dtype != DType::F32) keyword("dtype", dtype_name(n.type.dtype));
             break;
         default: break;
@@ -401,9 +413,8 @@ private:
 std::vector<std::string> names_of(const Program &prog, const std::vector<int> &dims) {
     std::vector<std::string> out;
     for (int d : dims)
-        out.push_back(d >= 0 && d < static_cast<int>(prog.dims.size())
-                          ? prog.dims[d].name
-                          : "<dim " + std::to_string(d) + ">");
+        out.push_back(d >= 0 && d < static_cast<int>(prog.dims.size()) ? prog.dims[d].name
+                                                                       : "<dim " + std::to_string(d) + ">");
     return out;
 }
 
@@ -413,8 +424,7 @@ std::string guard_text(const Guard &g, const std::vector<std::string> &vars, int
     switch (g.kind) {
     case Guard::True: return "true";
     case Guard::Cmp:
-        s = affine_compact(g.lhs, vars) + " " + binary_name(g.cmp) + " " +
-            affine_compact(g.rhs, vars);
+        s = affine_compact(g.lhs, vars) + " " + binary_name(g.cmp) + " " + affine_compact(g.rhs, vars);
         p = kCmp;
         break;
     case Guard::And:
@@ -437,16 +447,13 @@ void print_lines(std::ostream &out, const ExprPrinter &p, const char *indent) {
 
 }  // namespace
 
-std::string node_to_string(const Program &prog, const Node &node,
-                           const std::vector<std::string> &vars) {
+std::string node_to_string(const Program &prog, const Node &node, const std::vector<std::string> &vars) {
     ExprPrinter p(prog, vars, false, false);
     std::shared_ptr<const Node> alias(std::shared_ptr<const Node>(), &node);  // non-owning
     return p.text(alias);
 }
 
-std::string guard_to_string(const Guard &g, const std::vector<std::string> &vars) {
-    return guard_text(g, vars, 0);
-}
+std::string guard_to_string(const Guard &g, const std::vector<std::string> &vars) { return guard_text(g, vars, 0); }
 
 std::string lhs_to_string(const Program &prog, const Tensor &t, const Equation &eq) {
     std::vector<std::string> vars = names_of(prog, eq.vars);
@@ -456,8 +463,10 @@ std::string lhs_to_string(const Program &prog, const Tensor &t, const Equation &
     for (size_t k = 0; k < eq.pattern.size(); ++k) {
         const PatternItem &p = eq.pattern[k];
         s += k ? ", " : "";
-        if (p.kind == PatternItem::Constant) s += std::to_string(p.offset);
-        else s += var_name(vars, p.var);
+        if (p.kind == PatternItem::Constant)
+            s += std::to_string(p.offset);
+        else
+            s += var_name(vars, p.var);
         if (p.kind == PatternItem::Shift) s += "+" + std::to_string(p.offset);
     }
     return s + "]";
@@ -473,8 +482,7 @@ void print_program(const Program &prog, std::ostream &out, const PrintOptions &o
         out << "dim " << d.name << " < ";
         if (!d.bound_name.empty()) out << d.bound_name << " = ";
         out << d.bound;
-        if (k < opts.dim_notes.size() && !opts.dim_notes[k].empty())
-            out << "  // " << opts.dim_notes[k];
+        if (k < opts.dim_notes.size() && !opts.dim_notes[k].empty()) out << "  // " << opts.dim_notes[k];
         out << "\n";
     }
     for (const ExternFn &f : prog.externs) {

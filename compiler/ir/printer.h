@@ -45,8 +45,7 @@ void print_program(const Program &prog, std::ostream &out, const PrintOptions &o
 
 /** One expression without bindings (shared nodes repeated), variables named "vars":
  *  "exp(x[t+1]) * 2.0".  For messages. */
-std::string node_to_string(const Program &prog, const Node &node,
-                           const std::vector<std::string> &vars);
+std::string node_to_string(const Program &prog, const Node &node, const std::vector<std::string> &vars);
 
 /** A guard as written in a `when`: "t < 15 && t >= 1". */
 std::string guard_to_string(const Guard &g, const std::vector<std::string> &vars);

@@ -19,8 +19,8 @@ std::string short_text(const Program &prog, const Node &n, const std::vector<std
 }
 
 bool is_comparison(BinaryOp op) {
-    return op == BinaryOp::Lt || op == BinaryOp::Le || op == BinaryOp::Gt ||
-           op == BinaryOp::Ge || op == BinaryOp::Eq || op == BinaryOp::Ne;
+    return op == BinaryOp::Lt || op == BinaryOp::Le || op == BinaryOp::Gt || op == BinaryOp::Ge || op == BinaryOp::Eq ||
+           op == BinaryOp::Ne;
 }
 
 /** "" when a and b agree in tuple structure, dtype, rank and static extents, else why not. */
@@ -35,20 +35,18 @@ std::string type_mismatch(const Type &a, const Type &b) {
         return "";
     }
     if (a.dtype != b.dtype) return std::string(dtype_name(a.dtype)) + " vs " + dtype_name(b.dtype);
-    if (a.shape.size() != b.shape.size()) return "rank " + std::to_string(a.shape.size()) +
-                                                 " vs " + std::to_string(b.shape.size());
+    if (a.shape.size() != b.shape.size())
+        return "rank " + std::to_string(a.shape.size()) + " vs " + std::to_string(b.shape.size());
     for (size_t k = 0; k < a.shape.size(); ++k)
-        if (a.shape[k].is_static() && b.shape[k].is_static() &&
-            a.shape[k].max_value != b.shape[k].max_value)
-            return "extent " + std::to_string(a.shape[k].max_value) + " vs " +
-                   std::to_string(b.shape[k].max_value) + " on axis " + std::to_string(k);
+        if (a.shape[k].is_static() && b.shape[k].is_static() && a.shape[k].max_value != b.shape[k].max_value)
+            return "extent " + std::to_string(a.shape[k].max_value) + " vs " + std::to_string(b.shape[k].max_value) +
+                   " on axis " + std::to_string(k);
     return "";
 }
 
 class Verifier {
 public:
-    Verifier(const Program &prog, const VerifyOptions &opts, size_t limit)
-        : prog_(prog), opts_(opts), limit_(limit) {}
+    Verifier(const Program &prog, const VerifyOptions &opts, size_t limit) : prog_(prog), opts_(opts), limit_(limit) {}
 
     std::vector<std::string> run() {
         for (size_t d = 0; d < prog_.dims.size(); ++d) check_dim(prog_.dims[d]);
@@ -70,18 +68,17 @@ private:
     void fail(const std::string &msg) {
         if (out_.size() < limit_) out_.push_back(msg);
     }
-    void bad(const Node &n, const std::string &msg) {
-        fail(where_ + ": " + msg + ": " + short_text(prog_, n, vars_));
-    }
+    void bad(const Node &n, const std::string &msg) { fail(where_ + ": " + msg + ": " + short_text(prog_, n, vars_)); }
 
     void check_dim(const Dim &d) {
         if (d.bound < 0) fail("dim " + d.name + " has a negative bound");
         if (d.bound_name.empty()) return;
         auto it = prog_.bounds.find(d.bound_name);
-        if (it == prog_.bounds.end()) fail("dim " + d.name + "'s bound " + d.bound_name + " is not in Program::bounds");
+        if (it == prog_.bounds.end())
+            fail("dim " + d.name + "'s bound " + d.bound_name + " is not in Program::bounds");
         else if (it->second != d.bound)
-            fail("dim " + d.name + " has bound " + std::to_string(d.bound) + " but " + d.bound_name +
-                 " = " + std::to_string(it->second));
+            fail("dim " + d.name + " has bound " + std::to_string(d.bound) + " but " + d.bound_name + " = " +
+                 std::to_string(it->second));
     }
 
     bool dim_ok(int d) const { return d >= 0 && d < static_cast<int>(prog_.dims.size()); }
@@ -103,8 +100,8 @@ private:
             root(eq.body);
             std::string m = type_mismatch(eq.body->type, t.type);
             if (!m.empty())
-                fail(where_ + ": the body's type " + type_to_string(eq.body->type) +
-                     " is not the tensor's " + type_to_string(t.type) + " (" + m + ")");
+                fail(where_ + ": the body's type " + type_to_string(eq.body->type) + " is not the tensor's " +
+                     type_to_string(t.type) + " (" + m + ")");
         }
     }
 
@@ -122,8 +119,8 @@ private:
 
     void check_pattern(const Tensor &t, const Equation &eq) {
         if (eq.pattern.size() != t.dims.size()) {
-            fail(where_ + ": the pattern has " + std::to_string(eq.pattern.size()) +
-                 " positions for " + std::to_string(t.dims.size()) + " dims");
+            fail(where_ + ": the pattern has " + std::to_string(eq.pattern.size()) + " positions for " +
+                 std::to_string(t.dims.size()) + " dims");
             return;
         }
         for (size_t k = 0; k < eq.pattern.size(); ++k) {
@@ -134,12 +131,10 @@ private:
                 continue;
             }
             if (p.var < 0 || p.var >= static_cast<int>(eq.vars.size())) {
-                fail(at + " names variable " + std::to_string(p.var) + " of " +
-                     std::to_string(eq.vars.size()));
+                fail(at + " names variable " + std::to_string(p.var) + " of " + std::to_string(eq.vars.size()));
                 continue;
             }
-            if (eq.vars[p.var] != t.dims[k])
-                fail(at + " binds " + vars_[p.var] + ", not the tensor's dim there");
+            if (eq.vars[p.var] != t.dims[k]) fail(at + " binds " + vars_[p.var] + ", not the tensor's dim there");
             if (p.kind == PatternItem::Shift && p.offset <= 0)
                 fail(at + " has shift " + std::to_string(p.offset) + " (must be > 0)");
         }
@@ -189,8 +184,10 @@ private:
         where_ = "emit \"" + e.stream + "\"";
         if (!set_vars(e.vars)) return;
         for (const auto &f : e.fields) {
-            if (!f.second) fail(where_ + ": field " + f.first + " has no value");
-            else root(f.second);
+            if (!f.second)
+                fail(where_ + ": field " + f.first + " has no value");
+            else
+                root(f.second);
         }
         if (!e.guard) return;
         root(e.guard);
@@ -214,10 +211,14 @@ private:
 
     static size_t arity(NodeKind k) {
         switch (k) {
-        case NodeKind::Unary: case NodeKind::Cast: case NodeKind::TupleGet: return 1;
-        case NodeKind::Binary: case NodeKind::Grad: return 2;
+        case NodeKind::Unary:
+        case NodeKind::Cast:
+        case NodeKind::TupleGet: return 1;
+        case NodeKind::Binary:
+        case NodeKind::Grad: return 2;
         case NodeKind::Where: return 3;
-        case NodeKind::Const: case NodeKind::Coord: return 0;
+        case NodeKind::Const:
+        case NodeKind::Coord: return 0;
         default: return SIZE_MAX;  // variadic
         }
     }
@@ -232,7 +233,8 @@ private:
             rank = std::max(rank, n.args[k]->type.shape.size());
         }
         if (n.type.is_tuple || n.type.shape.size() != rank)
-            return bad(n, "result " + type_to_string(n.type, vars_) + " is not the operands' broadcast rank " + std::to_string(rank));
+            return bad(n, "result " + type_to_string(n.type, vars_) + " is not the operands' broadcast rank " +
+                              std::to_string(rank));
         for (size_t k = first; k < n.args.size(); ++k) {
             const auto &s = n.args[k]->type.shape;
             for (size_t a = 0; a < s.size(); ++a) {
@@ -254,8 +256,10 @@ private:
             size_t count = 1;
             for (const Extent &e : n.type.shape) count *= static_cast<size_t>(std::max<int64_t>(e.max_value, 0));
             if (n.type.is_tuple || n.data.size() != count)
-                bad(n, "a literal of type " + type_to_string(n.type) + " with " + std::to_string(n.data.size()) + " values");
-            if (!n.bound.empty() && !prog_.bounds.count(n.bound)) bad(n, "a literal tagged with unknown bound " + n.bound);
+                bad(n, "a literal of type " + type_to_string(n.type) + " with " + std::to_string(n.data.size()) +
+                           " values");
+            if (!n.bound.empty() && !prog_.bounds.count(n.bound))
+                bad(n, "a literal tagged with unknown bound " + n.bound);
             break;
         }
         case NodeKind::Coord:
@@ -279,8 +283,7 @@ private:
             check_broadcast(n, 0);
             break;
         case NodeKind::Cast:
-            if (n.type.is_tuple || n.args[0]->type.is_tuple ||
-                n.type.shape.size() != n.args[0]->type.shape.size())
+            if (n.type.is_tuple || n.args[0]->type.is_tuple || n.type.shape.size() != n.args[0]->type.shape.size())
                 bad(n, "a cast from " + type_to_string(n.args[0]->type) + " to " + type_to_string(n.type));
             break;
         case NodeKind::Tuple: {
@@ -314,27 +317,29 @@ private:
             const ExternFn *f = nullptr;
             for (const ExternFn &x : prog_.externs)
                 if (x.name == n.name) f = &x;
-            if (!f) bad(n, "a call of undeclared extern " + n.name);
+            if (!f)
+                bad(n, "a call of undeclared extern " + n.name);
             else if (f->params.size() != n.args.size())
-                bad(n, std::to_string(n.args.size()) + " arguments for " + std::to_string(f->params.size()) + " parameters");
+                bad(n, std::to_string(n.args.size()) + " arguments for " + std::to_string(f->params.size()) +
+                           " parameters");
             break;
         }
         case NodeKind::Grad:
             if (!opts_.allow_grad) bad(n, "grad() is still there after autodiff");
             break;
         case NodeKind::Builtin:
-        case NodeKind::Rng:
-            break;
+        case NodeKind::Rng: break;
         }
     }
 
     void check_read(const Node &n) {
         if (n.tensor < 0 || n.tensor >= static_cast<int>(prog_.tensors.size()))
-            return bad(n, "a read of tensor index " + std::to_string(n.tensor) + " of " + std::to_string(prog_.tensors.size()));
+            return bad(n, "a read of tensor index " + std::to_string(n.tensor) + " of " +
+                              std::to_string(prog_.tensors.size()));
         const Tensor &t = prog_.tensors[n.tensor];
         if (n.index.size() != t.dims.size())
-            return bad(n, "a read of " + t.name + " with " + std::to_string(n.index.size()) +
-                              " indices for its " + std::to_string(t.dims.size()) + " dims");
+            return bad(n, "a read of " + t.name + " with " + std::to_string(n.index.size()) + " indices for its " +
+                              std::to_string(t.dims.size()) + " dims");
         size_t slices = 0;
         for (const ReadIndex &r : n.index) {
             if (r.is_slice) {
@@ -350,8 +355,7 @@ private:
                 bad(n, "a read of type " + type_to_string(n.type) + " of a " + type_to_string(t.type) + " tensor");
             return;
         }
-        if (n.type.is_tuple || n.type.dtype != t.type.dtype ||
-            n.type.shape.size() != slices + t.type.shape.size())
+        if (n.type.is_tuple || n.type.dtype != t.type.dtype || n.type.shape.size() != slices + t.type.shape.size())
             bad(n, "a read of type " + type_to_string(n.type, vars_) + " of a " + type_to_string(t.type) +
                        " tensor through " + std::to_string(slices) + " slices");
     }

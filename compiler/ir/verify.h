@@ -31,7 +31,6 @@ struct VerifyOptions {
 
 /** The violations of the invariants above, one sentence each, in program order (at most
  *  "limit"); empty when "prog" is well formed. */
-std::vector<std::string> verify(const Program &prog, const VerifyOptions &opts = {},
-                                size_t limit = 20);
+std::vector<std::string> verify(const Program &prog, const VerifyOptions &opts = {}, size_t limit = 20);
 
 }  // namespace trlc::ir

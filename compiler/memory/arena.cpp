@@ -20,15 +20,13 @@ namespace {
 int64_t align_up(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
 }  // namespace
 
-int64_t pack_arena(const std::vector<int64_t> &bytes,
-                   const std::vector<std::vector<bool>> &conflict, int64_t align,
+int64_t pack_arena(const std::vector<int64_t> &bytes, const std::vector<std::vector<bool>> &conflict, int64_t align,
                    std::vector<int64_t> *offsets) {
     const size_t n = bytes.size();
     offsets->assign(n, 0);
     std::vector<size_t> order(n);
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t a, size_t b) { return bytes[a] > bytes[b]; });
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return bytes[a] > bytes[b]; });
     std::vector<bool> placed(n, false);
     int64_t peak = 0;
     for (size_t i : order) {

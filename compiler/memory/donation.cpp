@@ -45,16 +45,17 @@ std::string tuple_name(const isl::map &m) {
 
 }  // namespace
 
-isl::union_map single_point_reads(const ir::Program &prog, const PdgImpl &g,
-                                  const MemInput &in) {
+isl::union_map single_point_reads(const ir::Program &prog, const PdgImpl &g, const MemInput &in) {
     isl::union_map out = isl::union_map::empty(g.isl.ctx());
     // instance → written points, per statement name
     std::map<std::string, isl::union_map> writes_of;
     in.writes.foreach_map([&](isl::map m) {
         std::string n = tuple_name(m);
         auto it = writes_of.find(n);
-        if (it == writes_of.end()) writes_of.emplace(n, isl::union_map(m));
-        else it->second = it->second.unite(isl::union_map(m));
+        if (it == writes_of.end())
+            writes_of.emplace(n, isl::union_map(m));
+        else
+            it->second = it->second.unite(isl::union_map(m));
     });
     auto batch_of = [&](int t) {
         std::vector<int> pos;
@@ -78,8 +79,7 @@ isl::union_map single_point_reads(const ir::Program &prog, const PdgImpl &g,
             isl::union_map other = points.reverse().apply_range(points).subtract(
                 isl::union_map(isl::manage(isl_union_set_identity(points.range().release()))));
             isl::union_map all_reads = isl::union_map::empty(g.isl.ctx());
-            for (int e : edges)
-                all_reads = all_reads.unite(isl::union_map(concrete(g, g.edges[e].access)));
+            for (int e : edges) all_reads = all_reads.unite(isl::union_map(concrete(g, g.edges[e].access)));
             isl::union_map shared = other.apply_range(all_reads);
             std::vector<int> xb = batch_of(s.index);
             for (int e : edges) {
@@ -115,12 +115,12 @@ isl::union_map single_point_reads(const ir::Program &prog, const PdgImpl &g,
     return out;
 }
 
-isl::map donatable_pairs(const isl::set &out_domain, const TensorLife &in_life,
-                         const LifeContext &lc, const isl::union_map &single_reads) {
+isl::map donatable_pairs(const isl::set &out_domain, const TensorLife &in_life, const LifeContext &lc,
+                         const isl::union_map &single_reads) {
     isl::space in_space = in_life.write_time.get_space().domain();
     // { x[p] -> y[q] : the instance writing p is the last reader of q }
-    isl::union_map at_last = lc.point_writer.intersect_domain(isl::union_set(out_domain))
-                                 .apply_range(in_life.last_instance.reverse());
+    isl::union_map at_last =
+        lc.point_writer.intersect_domain(isl::union_set(out_domain)).apply_range(in_life.last_instance.reverse());
     isl::union_map pairs = at_last.intersect(single_reads);
     return pairs.extract_map(map_space(out_domain.get_space(), in_space));
 }

@@ -45,8 +45,7 @@ LifeContext life_context(const MemInput &in, const isl::set &times) {
     for (size_t s = 0; s < n; ++s) {
         lc.stmt_overlap[s][s] = true;
         for (size_t t = s + 1; t < n; ++t)
-            lc.stmt_overlap[s][t] = lc.stmt_overlap[t][s] =
-                !lc.stmt_times[s].intersect(lc.stmt_times[t]).is_empty();
+            lc.stmt_overlap[s][t] = lc.stmt_overlap[t][s] = !lc.stmt_times[s].intersect(lc.stmt_times[t]).is_empty();
     }
     return lc;
 }
@@ -65,10 +64,8 @@ TensorLife tensor_life(const isl::set &domain, const LifeContext &lc) {
     // for a PPO-sized program; building both orders per statement instead took 2.3 of
     // REINFORCE's 2.8 s.  Same set every way: piece(s) = range(alive ∩ (points × stmt_times[s])).
     isl::map any_time = isl::set::universe(lc.times.get_space()).identity();
-    isl::map after_write = isl::manage(
-        isl_map_lex_le_map(life.write_time.copy(), any_time.copy()));  // W(p) ≼ τ
-    isl::map before_end = isl::manage(
-        isl_map_lex_ge_map(life.last_time.copy(), any_time.copy()));   // L(p) ≽ τ
+    isl::map after_write = isl::manage(isl_map_lex_le_map(life.write_time.copy(), any_time.copy()));  // W(p) ≼ τ
+    isl::map before_end = isl::manage(isl_map_lex_ge_map(life.last_time.copy(), any_time.copy()));    // L(p) ≽ τ
     isl::map alive = after_write.intersect(before_end);
     for (size_t s = 0; s < lc.stmt_times.size(); ++s) {
         isl::set piece = alive.intersect_range(lc.stmt_times[s]).range();
@@ -95,16 +92,14 @@ isl::set meet_times(const TensorLife &a, const TensorLife &b, const LifeContext 
 }
 
 isl::map point_conflicts(const TensorLife &life) {
-    isl::map a = isl::manage(
-        isl_map_lex_le_map(life.write_time.copy(), life.last_time.copy()));  // W(p) ≼ L(q)
+    isl::map a = isl::manage(isl_map_lex_le_map(life.write_time.copy(), life.last_time.copy()));  // W(p) ≼ L(q)
     isl::map c = a.intersect(a.reverse());
     return c.subtract(life.write_time.domain().identity());
 }
 
 std::string instance_string(const isl::set &instance) {
-    std::string name = isl_set_has_tuple_name(instance.get()) == isl_bool_true
-                           ? isl_set_get_tuple_name(instance.get())
-                           : "?";
+    std::string name =
+        isl_set_has_tuple_name(instance.get()) == isl_bool_true ? isl_set_get_tuple_name(instance.get()) : "?";
     std::vector<int64_t> p = first_point(instance);
     if (p.empty()) return name;
     std::ostringstream ss;

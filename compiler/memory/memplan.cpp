@@ -58,19 +58,16 @@ isl::set one_set(const isl::union_set &u, bool *ok) {
  *  two lexicographic orders have (#pieces · #dims)² disjuncts (26 of REINFORCE's 31 s). */
 isl::set live_strict(const TensorLife &life, const isl::set &times, bool strict_after_write) {
     isl::map id = times.identity();
-    isl::map a = isl::manage(strict_after_write
-                                 ? isl_map_lex_lt_map(life.write_time.copy(), id.copy())
-                                 : isl_map_lex_le_map(life.write_time.copy(), id.copy()));
-    isl::map b = isl::manage(strict_after_write
-                                 ? isl_map_lex_ge_map(life.last_time.copy(), id.copy())
-                                 : isl_map_lex_gt_map(life.last_time.copy(), id.copy()));
+    isl::map a = isl::manage(strict_after_write ? isl_map_lex_lt_map(life.write_time.copy(), id.copy())
+                                                : isl_map_lex_le_map(life.write_time.copy(), id.copy()));
+    isl::map b = isl::manage(strict_after_write ? isl_map_lex_ge_map(life.last_time.copy(), id.copy())
+                                                : isl_map_lex_gt_map(life.last_time.copy(), id.copy()));
     return a.intersect(b).range();
 }
 
 }  // namespace
 
-MemPlan plan_memory_from(const ir::Program &prog, const PdgImpl &g, const MemInput &raw,
-                         Diagnostics &diag) {
+MemPlan plan_memory_from(const ir::Program &prog, const PdgImpl &g, const MemInput &raw, Diagnostics &diag) {
     MemPlan plan;
     MemInput in = raw;
     in.schedule_map = fix_params(raw.schedule_map, g.context);
@@ -109,15 +106,13 @@ MemPlan plan_memory_from(const ir::Program &prog, const PdgImpl &g, const MemInp
         }
         std::vector<bool> batch(tensor.dims.size(), false);
         for (size_t d = 0; d < tensor.dims.size(); ++d)
-            batch[d] = tensor.dims[d] < static_cast<int>(in.batch_dims.size()) &&
-                       in.batch_dims[tensor.dims[d]];
+            batch[d] = tensor.dims[d] < static_cast<int>(in.batch_dims.size()) && in.batch_dims[tensor.dims[d]];
         storage_from_conflicts(domain, conflict, batch, &buf);
         buf.bytes = buf.slots * buf.slot_bytes;
         if (!life.write_time.is_empty()) {
             isl::set first = life.write_time.range().lexmin();
             isl::set last = life.last_time.range().lexmax();
-            buf.live_range = instance_string(instance_at(lc, first)) + " .. " +
-                             instance_string(instance_at(lc, last));
+            buf.live_range = instance_string(instance_at(lc, first)) + " .. " + instance_string(instance_at(lc, last));
             buf.dealloc_after = instance_string(instance_at(lc, last));
         } else {
             buf.bytes = 0;  // never written in this schedule
@@ -137,8 +132,7 @@ MemPlan plan_memory_from(const ir::Program &prog, const PdgImpl &g, const MemInp
     std::vector<std::vector<bool>> live_conflict(n, std::vector<bool>(n, false));
     for (size_t a = 0; a < n; ++a)
         for (size_t b = a + 1; b < n; ++b)
-            live_conflict[a][b] = live_conflict[b][a] =
-                lives_meet(lives[a], lives[b], lc);
+            live_conflict[a][b] = live_conflict[b][a] = lives_meet(lives[a], lives[b], lc);
 
     // Whole-buffer donation across tensors (donation.cpp): x reuses y when they are alive
     // together only at instances that write x from single-point reads of the last live
@@ -153,11 +147,10 @@ MemPlan plan_memory_from(const ir::Program &prog, const PdgImpl &g, const MemInp
             if (plan.buffers[x].slot_bytes != plan.buffers[y].slot_bytes) continue;
             if (plan.buffers[x].bytes != plan.buffers[y].bytes) continue;  // same size only
             if (plan.buffers[x].bytes == 0 || plan.buffers[y].bytes == 0) continue;
-            bool clash = group[x] == group[y];  // members of the two groups must not meet,
+            bool clash = group[x] == group[y];        // members of the two groups must not meet,
             for (size_t a = 0; a < n && !clash; ++a)  // except x and y at the hand-over
                 for (size_t b = 0; b < n && !clash; ++b)
-                    if (group[a] == group[x] && group[b] == group[y] && !(a == x && b == y) &&
-                        live_conflict[a][b])
+                    if (group[a] == group[x] && group[b] == group[y] && !(a == x && b == y) && live_conflict[a][b])
                         clash = true;
             if (clash) continue;
             // The isl conditions are pure, so their order is free: the pair test first (cheap,
@@ -168,9 +161,7 @@ MemPlan plan_memory_from(const ir::Program &prog, const PdgImpl &g, const MemInp
             if (!live_strict(lives[x], meet, true).is_empty()) continue;
             if (!live_strict(lives[y], meet, false).is_empty()) continue;
             isl::set undonated_ends =
-                isl::manage(isl_map_subtract_domain(lives[y].last_time.copy(),
-                                                    pairs.range().release()))
-                    .range();
+                isl::manage(isl_map_subtract_domain(lives[y].last_time.copy(), pairs.range().release())).range();
             if (!undonated_ends.intersect(meet).is_empty()) continue;
             has_cross_donor[x] = true;
             donated[y] = true;
@@ -208,8 +199,7 @@ MemPlan plan_memory_from(const ir::Program &prog, const PdgImpl &g, const MemInp
     return plan;
 }
 
-MemPlan plan_memory(const ir::Program &prog, const Pdg &pdg, const Schedule &sched,
-                    Diagnostics &diag) {
+MemPlan plan_memory(const ir::Program &prog, const Pdg &pdg, const Schedule &sched, Diagnostics &diag) {
 #ifdef TRLC_HAVE_SCHEDULE_IMPL
     const ScheduleImpl &si = sched.impl();
     if (si.schedule_map.is_null()) return MemPlan();

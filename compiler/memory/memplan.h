@@ -23,35 +23,34 @@
 namespace trlc {
 
 struct Buffer {
-    int tensor = -1;                 // Program::tensors index
+    int tensor = -1;  // Program::tensors index
     enum Kind { Point, Window, Block } kind = Point;
-    std::vector<int64_t> lower;      // per domain position: smallest coordinate stored
-    std::vector<int64_t> modulus;    // per domain position: 1, a window k, or the extent
-    std::vector<int64_t> stride;     // per domain position, in slots (row-major over modulus)
-    std::vector<int64_t> extent;     // per domain position: the domain's extent (max - lower + 1)
-    std::vector<bool> batch;         // per domain position: a batch axis (modulus = extent)
-    int64_t slots = 1;               // Π modulus
-    int64_t slot_bytes = 0;          // one point's value, static (padded) shape, 16-byte aligned
-    int64_t bytes = 0;               // slots · slot_bytes
-    int64_t offset = 0;              // in the arena (256-byte aligned)
-    int donated_from = -1;           // Program::tensors index whose buffer this one reuses
-    std::string live_range;          // readable: "ret_1(15) .. ret_1(0)" / statements spanned
-    std::string dealloc_after;       // readable: statement after which the buffer is dead
+    std::vector<int64_t> lower;    // per domain position: smallest coordinate stored
+    std::vector<int64_t> modulus;  // per domain position: 1, a window k, or the extent
+    std::vector<int64_t> stride;   // per domain position, in slots (row-major over modulus)
+    std::vector<int64_t> extent;   // per domain position: the domain's extent (max - lower + 1)
+    std::vector<bool> batch;       // per domain position: a batch axis (modulus = extent)
+    int64_t slots = 1;             // Π modulus
+    int64_t slot_bytes = 0;        // one point's value, static (padded) shape, 16-byte aligned
+    int64_t bytes = 0;             // slots · slot_bytes
+    int64_t offset = 0;            // in the arena (256-byte aligned)
+    int donated_from = -1;         // Program::tensors index whose buffer this one reuses
+    std::string live_range;        // readable: "ret_1(15) .. ret_1(0)" / statements spanned
+    std::string dealloc_after;     // readable: statement after which the buffer is dead
     /** Slot index of tensor point "p" (full domain coordinates). */
     int64_t slot_of(const std::vector<int64_t> &p) const;
 };
 
 struct MemPlan {
-    int64_t peak_bytes = 0;          // = arena size
-    std::vector<Buffer> buffers;     // one per non-load tensor, in Program::tensors order
+    int64_t peak_bytes = 0;       // = arena size
+    std::vector<Buffer> buffers;  // one per non-load tensor, in Program::tensors order
     /** Per statement (Schedule::statements index): tensors whose points read for the last
      *  time by an instance of it may be freed after it (for poisoning and codegen). */
     std::vector<std::vector<int>> frees_after;
     int buffer_of(int tensor) const;  // index into buffers, or -1
 };
 
-MemPlan plan_memory(const ir::Program &prog, const Pdg &pdg, const Schedule &sched,
-                    Diagnostics &diag);
+MemPlan plan_memory(const ir::Program &prog, const Pdg &pdg, const Schedule &sched, Diagnostics &diag);
 
 /** --emit=memplan: per tensor storage kind, extent, bytes, live range, offset, donation; peak. */
 void print_memplan(const ir::Program &prog, const MemPlan &m, std::ostream &out);

@@ -35,8 +35,8 @@ struct MemInput {
 /** One tensor's point-level facts (concrete isl, no parameters). */
 struct TensorLife {
     int tensor = -1;
-    isl::map write_time;     // { x[p] -> time }   W
-    isl::map last_time;      // { x[p] -> time }   L = lexmax(W ∪ R)
+    isl::map write_time;           // { x[p] -> time }   W
+    isl::map last_time;            // { x[p] -> time }   L = lexmax(W ∪ R)
     isl::union_map last_instance;  // { x[p] -> instance } the instance at L(p)
     /** The live times { τ ∈ instance times : some point of x is live at τ }, split by
      *  statement: (LifeContext::stmt_times index, its non-empty part), by increasing index.
@@ -53,10 +53,10 @@ struct LifeContext {
     /** stmt_overlap[s][t]: stmt_times[s] and stmt_times[t] intersect (true for s = t; false
      *  otherwise for an injective schedule). */
     std::vector<std::vector<bool>> stmt_overlap;
-    isl::union_map point_write_time;   // { x[p] -> time } writes⁻¹ ∘ schedule, all tensors
-    isl::union_map point_read_time;    // { x[p] -> time } reads⁻¹ ∘ schedule, all tensors
-    isl::union_map point_writer;       // { x[p] -> instance } writes⁻¹
-    isl::union_map time_instance;      // { time -> instance } schedule⁻¹
+    isl::union_map point_write_time;  // { x[p] -> time } writes⁻¹ ∘ schedule, all tensors
+    isl::union_map point_read_time;   // { x[p] -> time } reads⁻¹ ∘ schedule, all tensors
+    isl::union_map point_writer;      // { x[p] -> instance } writes⁻¹
+    isl::union_map time_instance;     // { time -> instance } schedule⁻¹
 };
 
 /** The live times of "a" and "b" intersect: from the pieces, comparing only statements whose
@@ -74,8 +74,8 @@ int64_t slot_bytes_of(const ir::Type &t);
 /** Successive-modulo storage of a tensor whose points are "domain" (concrete) under the
  *  conflict relation "conflict" ({ x[p] -> x[q] }, symmetric, irreflexive).  Fills lower,
  *  modulus, stride, slots and kind of "buf"; "batch" marks domain positions kept whole. */
-void storage_from_conflicts(const isl::set &domain, const isl::map &conflict,
-                            const std::vector<bool> &batch, Buffer *buf);
+void storage_from_conflicts(const isl::set &domain, const isl::map &conflict, const std::vector<bool> &batch,
+                            Buffer *buf);
 
 // ---- live_ranges.cpp --------------------------------------------------------------
 
@@ -108,21 +108,19 @@ isl::union_map single_point_reads(const ir::Program &prog, const PdgImpl &g, con
 
 /** { x[p] -> y[q] : the instance writing p is the last reader of q, through a single-point
  *  read } for points p of "out" (domain) and q of "in" (with its life). */
-isl::map donatable_pairs(const isl::set &out_domain, const TensorLife &in_life,
-                         const LifeContext &lc, const isl::union_map &single_reads);
+isl::map donatable_pairs(const isl::set &out_domain, const TensorLife &in_life, const LifeContext &lc,
+                         const isl::union_map &single_reads);
 
 // ---- arena.cpp -----------------------------------------------------------------------
 
 /** Greedy-by-size offsets (arena.cpp): items "bytes", symmetric "conflict" matrix;
  *  offsets aligned to "align".  Returns the peak (max offset + bytes; 0 when empty). */
-int64_t pack_arena(const std::vector<int64_t> &bytes,
-                   const std::vector<std::vector<bool>> &conflict, int64_t align,
+int64_t pack_arena(const std::vector<int64_t> &bytes, const std::vector<std::vector<bool>> &conflict, int64_t align,
                    std::vector<int64_t> *offsets);
 
 // ---- memplan.cpp ---------------------------------------------------------------------
 
 /** The whole plan from a MemInput (all isl objects in g's context). */
-MemPlan plan_memory_from(const ir::Program &prog, const PdgImpl &g, const MemInput &in,
-                         Diagnostics &diag);
+MemPlan plan_memory_from(const ir::Program &prog, const PdgImpl &g, const MemInput &in, Diagnostics &diag);
 
 }  // namespace trlc

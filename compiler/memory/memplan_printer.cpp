@@ -28,8 +28,7 @@ const char *kind_name(Buffer::Kind k) {
 }
 
 /** The extent of the tensor's domain along d, recovered from the program's dims. */
-std::string storage_text(const ir::Program &prog, const Buffer &b,
-                         const std::vector<int64_t> &extent) {
+std::string storage_text(const ir::Program &prog, const Buffer &b, const std::vector<int64_t> &extent) {
     const ir::Tensor &t = prog.tensors[b.tensor];
     std::string parts;
     bool shaped = false;
@@ -42,8 +41,7 @@ std::string storage_text(const ir::Program &prog, const Buffer &b,
         } else if (m == 1) {
             continue;
         } else if (m < extent[d]) {
-            part = "window " + std::to_string(m) + " along " + dim + " of " +
-                   std::to_string(extent[d]);
+            part = "window " + std::to_string(m) + " along " + dim + " of " + std::to_string(extent[d]);
             shaped = true;
         } else {
             part = "block " + std::to_string(m) + " along " + dim;
@@ -69,11 +67,9 @@ std::vector<size_t> by_name(const ir::Program &prog, const MemPlan &m) {
 void print_memplan(const ir::Program &prog, const MemPlan &m, std::ostream &out) {
     for (size_t i : by_name(prog, m)) {
         const Buffer &b = m.buffers[i];
-        out << prog.tensors[b.tensor].name << ": " << storage_text(prog, b, b.extent) << ", "
-            << b.slots << (b.slots == 1 ? " slot" : " slots") << " x " << b.slot_bytes
-            << " B = " << b.bytes << " B";
-        if (!b.live_range.empty())
-            out << ", live " << b.live_range << ", dead after " << b.dealloc_after;
+        out << prog.tensors[b.tensor].name << ": " << storage_text(prog, b, b.extent) << ", " << b.slots
+            << (b.slots == 1 ? " slot" : " slots") << " x " << b.slot_bytes << " B = " << b.bytes << " B";
+        if (!b.live_range.empty()) out << ", live " << b.live_range << ", dead after " << b.dealloc_after;
         out << ", offset " << b.offset;
         if (b.donated_from >= 0) out << ", donated from " << prog.tensors[b.donated_from].name;
         out << "\n";
@@ -93,8 +89,10 @@ std::string memplan_to_json(const ir::Program &prog, const MemPlan &m) {
         j["extent"] = b.modulus;  // stored points per domain position
         j["bytes"] = b.bytes;
         j["offset"] = b.offset;
-        if (b.donated_from >= 0) j["donated_from"] = prog.tensors[b.donated_from].name;
-        else j["donated_from"] = nullptr;
+        if (b.donated_from >= 0)
+            j["donated_from"] = prog.tensors[b.donated_from].name;
+        else
+            j["donated_from"] = nullptr;
         bufs.push_back(j);
     }
     doc["buffers"] = bufs;

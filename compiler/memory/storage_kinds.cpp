@@ -64,8 +64,8 @@ int64_t slot_bytes_of(const ir::Type &t) {
     return round16(n * dtype_bytes(t.dtype));
 }
 
-void storage_from_conflicts(const isl::set &domain, const isl::map &conflict,
-                            const std::vector<bool> &batch, Buffer *buf) {
+void storage_from_conflicts(const isl::set &domain, const isl::map &conflict, const std::vector<bool> &batch,
+                            Buffer *buf) {
     const int n = static_cast<int>(domain.tuple_dim());
     buf->lower.assign(n, 0);
     buf->modulus.assign(n, 1);
@@ -101,8 +101,10 @@ void storage_from_conflicts(const isl::set &domain, const isl::map &conflict,
     for (int d = 0; d < n; ++d) {
         if (d < static_cast<int>(batch.size()) && batch[d]) continue;
         if (buf->modulus[d] == 1) continue;
-        if (buf->modulus[d] < extent[d]) window = true;
-        else block = true;
+        if (buf->modulus[d] < extent[d])
+            window = true;
+        else
+            block = true;
     }
     buf->kind = window ? Buffer::Window : block ? Buffer::Block : Buffer::Point;
 }

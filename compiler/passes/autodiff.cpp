@@ -72,9 +72,8 @@ bool Differentiator::run() {
         if (!n || !seen.insert(n.get()).second) return;
         if (n->kind == NodeKind::Grad) {
             if (t < 0) {
-                diag_.error(n->loc,
-                            "grad may only be used in the equation of a tensor, not in an "
-                            "emit or save; define a tensor holding it");
+                diag_.error(n->loc, "grad may only be used in the equation of a tensor, not in an "
+                                    "emit or save; define a tensor holding it");
                 return;
             }
             sites.push_back(n);
@@ -100,8 +99,7 @@ bool Differentiator::run() {
     std::unordered_map<const Node *, NodePtr> repl;
     for (size_t k = 0; k < sites.size(); ++k) {
         try {
-            repl[sites[k].get()] =
-                differentiate_one(sites_eq[k].first, sites_eq[k].second, sites[k]);
+            repl[sites[k].get()] = differentiate_one(sites_eq[k].first, sites_eq[k].second, sites[k]);
         } catch (const AdError &e) {
             diag_.error(e.loc, e.message);
         }
@@ -155,22 +153,19 @@ std::string Differentiator::lhs_text(int c, const Equation &e) const {
         if (p.kind == PatternItem::Constant)
             s += std::to_string(p.offset);
         else
-            s += var_name(e, p.var) +
-                 (p.kind == PatternItem::Shift ? "+" + std::to_string(p.offset) : "");
+            s += var_name(e, p.var) + (p.kind == PatternItem::Shift ? "+" + std::to_string(p.offset) : "");
     }
     return s + "]";
 }
 
 std::string Differentiator::unique_name(const std::string &base) {
     std::string n = base;
-    for (int k = 2; prog_.tensor_index(n) >= 0 || made_names_.count(n); ++k)
-        n = base + "#" + std::to_string(k);
+    for (int k = 2; prog_.tensor_index(n) >= 0 || made_names_.count(n); ++k) n = base + "#" + std::to_string(k);
     made_names_.insert(n);
     return n;
 }
 
-int Differentiator::new_tensor(const std::string &name, const std::vector<int> &dims,
-                               const Type &type, Loc loc) {
+int Differentiator::new_tensor(const std::string &name, const std::vector<int> &dims, const Type &type, Loc loc) {
     Tensor t;
     t.name = unique_name(name);
     t.dims = dims;
@@ -270,8 +265,7 @@ NodePtr Differentiator::differentiate_one(int R, int e0_index, const NodePtr &gr
     // ---- consumers: the reverse sweep of every equation of an active tensor, and of y
     consume(g, R, e0_index, true);
     for (int C : g.active)
-        for (size_t ei = 0; ei < prog_.tensors[C].equations.size(); ++ei)
-            consume(g, C, static_cast<int>(ei), false);
+        for (size_t ei = 0; ei < prog_.tensors[C].equations.size(); ++ei) consume(g, C, static_cast<int>(ei), false);
     // ---- adjoint equations
     for (int z : g.order) adjoint_equations(g, z);
     // ---- the grad's value: adj_X at the equation's point
@@ -295,17 +289,14 @@ void Differentiator::collect_x_reads(OneGrad &g, const NodePtr &n) {
                 ok = ri.point->aff.coef[v] == 1 && var < 0;
                 var = static_cast<int>(v);
             }
-        ok = ok && var >= 0 && used.insert(var).second &&
-             g.E0.vars[var] == prog_.tensors[n->tensor].dims[j];
+        ok = ok && var >= 0 && used.insert(var).second && g.E0.vars[var] == prog_.tensors[n->tensor].dims[j];
     }
     if (!ok)
-        throw AdError{n->loc,
-                      "grad(y, x): x must be a tensor read at the equation's own point, "
-                      "such as net[i] in an equation over i (or a tuple of such reads)"};
+        throw AdError{n->loc, "grad(y, x): x must be a tensor read at the equation's own point, "
+                              "such as net[i] in an equation over i (or a tuple of such reads)"};
     for (const NodePtr &o : g.xreads)
         if (o->tensor == n->tensor)
-            throw AdError{n->loc,
-                          "grad(y, x): x names " + prog_.tensors[n->tensor].name + " twice"};
+            throw AdError{n->loc, "grad(y, x): x names " + prog_.tensors[n->tensor].name + " twice"};
     g.xreads.push_back(n);
 }
 
@@ -322,8 +313,7 @@ void Differentiator::name_y(const OneGrad &g) {
         return nullptr;
     };
     if (const Node *f = first(g.y)) y_text_ = read_text(*f, g.E0);
-    base_ = "grad." + (first(g.y) ? prog_.tensors[first(g.y)->tensor].name : std::string("y")) +
-            ".";
+    base_ = "grad." + (first(g.y) ? prog_.tensors[first(g.y)->tensor].name : std::string("y")) + ".";
 }
 
 /** Step 1, the active set: the tensors on a path of gradient-carrying reads from y down to x
@@ -429,9 +419,8 @@ Adj Differentiator::split_adjoint(const NodePtr &v, const Type &t) {
 
 /** One leaf per (read, element of its type) of a finished sweep over consumer equation "e" of
  *  C, with the read's contributions (one per piece of a clamped read: "kpieces"). */
-void Differentiator::sweep_leaves(const Sweep &sw, int C, const Equation &e, bool seed,
-                                  const std::vector<int> &V, std::vector<Leaf> *ls,
-                                  std::vector<std::vector<Contribution>> *kpieces) {
+void Differentiator::sweep_leaves(const Sweep &sw, int C, const Equation &e, bool seed, const std::vector<int> &V,
+                                  std::vector<Leaf> *ls, std::vector<std::vector<Contribution>> *kpieces) {
     for (const auto &[r, g] : sw.reads) {
         std::vector<Contribution> pieces = analyze_read(*r, C, e, seed, V);
         const Contribution &k = pieces.front();
@@ -458,8 +447,8 @@ void Differentiator::sweep_leaves(const Sweep &sw, int C, const Equation &e, boo
  *  tuple-valued K holding them all; per leaf read at points, its element of K, else a J over C's
  *  domain (the leaf's adjoint in C's equation, zeros in the others; J reads K's element when
  *  there is a K).  Each leaf's pieces become contributions to the tensor it reads. */
-void Differentiator::store_back_values(OneGrad &g, int C, const Tensor &ct, const Equation &e,
-                                       int self_idx, bool seed, const std::vector<Leaf> &ls,
+void Differentiator::store_back_values(OneGrad &g, int C, const Tensor &ct, const Equation &e, int self_idx, bool seed,
+                                       const std::vector<Leaf> &ls,
                                        const std::vector<std::vector<Contribution>> &kpieces) {
     std::string where = ct.name + "." + std::to_string(self_idx);
     const std::vector<Equation> &ceqs = ct.equations;
@@ -482,8 +471,8 @@ void Differentiator::store_back_values(OneGrad &g, int C, const Tensor &ct, cons
         tn.loc = e.loc;
         NodePtr tup = mk(std::move(tn));
         for (size_t ci = 0; ci < ceqs.size(); ++ci)
-            prog_.tensors[K].equations.push_back(mirror(
-                ceqs[ci], static_cast<int>(ci) == self_idx ? tup : zeros_of(tt, ceqs[ci].loc)));
+            prog_.tensors[K].equations.push_back(
+                mirror(ceqs[ci], static_cast<int>(ci) == self_idx ? tup : zeros_of(tt, ceqs[ci].loc)));
         note_back(C, self_idx, seed_y, K);
     }
     for (size_t q = 0; q < ls.size(); ++q) {
@@ -491,7 +480,7 @@ void Differentiator::store_back_values(OneGrad &g, int C, const Tensor &ct, cons
         const Type &lt = l.value->type;
         std::string zn = prog_.tensors[l.read->tensor].name;
         for (int e : l.path) zn += "." + std::to_string(e);  // the tuple element
-        bool sums = false;  // a piece leaves a variable of Ec out: J is sliced
+        bool sums = false;                                   // a piece leaves a variable of Ec out: J is sliced
         for (const Contribution &piece : kpieces[q])
             for (int vp : piece.var_pos) sums = sums || vp < 0;
         auto record = [&](int j_tensor, int leaf) {
@@ -552,16 +541,14 @@ void Differentiator::adjoint_equations(OneGrad &g, int z) {
             acc = acc ? bin(BinaryOp::Add, acc, v, ze.loc) : v;
         }
         std::vector<int> path;
-        prog_.tensors[g.adj[z]].equations.push_back(
-            mirror(ze, tuple_of_sums(zt, path, sums, ze.loc)));
+        prog_.tensors[g.adj[z]].equations.push_back(mirror(ze, tuple_of_sums(zt, path, sums, ze.loc)));
     }
 }
 
 /** Per contribution "ks[q]" to z: -1 when its condition is always true (it is inlined in adj_z's
  *  equations), else a tensor `….at` over z's domain holding it where the condition holds and
  *  zeros elsewhere. */
-std::vector<int> Differentiator::guarded_contributions(int z, const std::vector<Equation> &zeqs,
-                                                       const Type &zt,
+std::vector<int> Differentiator::guarded_contributions(int z, const std::vector<Equation> &zeqs, const Type &zt,
                                                        const std::vector<Contribution> &ks) {
     std::vector<int> ptensor(ks.size(), -1);
     for (size_t q = 0; q < ks.size(); ++q) {
@@ -586,8 +573,7 @@ std::vector<int> Differentiator::guarded_contributions(int z, const std::vector<
             for (int d : ze.vars) bounds.push_back(prog_.dims[d].bound);
             int tri = guard_on_box(per_eq[ei].first, bounds);
             if (tri == 1 || tri == 0) {
-                prog_.tensors[P].equations.push_back(
-                    mirror(ze, tri ? per_eq[ei].second : zeros_of(lt, ze.loc)));
+                prog_.tensors[P].equations.push_back(mirror(ze, tri ? per_eq[ei].second : zeros_of(lt, ze.loc)));
                 continue;
             }
             Equation a = mirror(ze, per_eq[ei].second);
@@ -650,8 +636,7 @@ void print_adjoints(const ir::Program &prog, std::ostream &out) {
         out << t.name;
         if (!t.dims.empty()) {
             out << "[";
-            for (size_t k = 0; k < t.dims.size(); ++k)
-                out << (k ? ", " : "") << prog.dims[t.dims[k]].name;
+            for (size_t k = 0; k < t.dims.size(); ++k) out << (k ? ", " : "") << prog.dims[t.dims[k]].name;
             out << "]";
         }
         out << " : " << ir::type_to_string(t.type) << " (" << t.equations.size() << " equation"

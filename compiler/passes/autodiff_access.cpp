@@ -55,8 +55,8 @@ NodePtr place_block(NodePtr g, size_t axis, const IndexExprPtr &lo, int64_t n_ou
 /** Checks a read "r" of a differentiated tensor by consumer equation "e" (of tensor c, or
  *  the seed equation) and classifies its positions: one contribution, or one per piece of a
  *  clamped read. */
-std::vector<Contribution> Differentiator::analyze_read(const Node &r, int c, const Equation &e,
-                                                       bool seed, const std::vector<int> &V) {
+std::vector<Contribution> Differentiator::analyze_read(const Node &r, int c, const Equation &e, bool seed,
+                                                       const std::vector<int> &V) {
     Contribution k;
     k.consumer = c;
     k.eq = &e;
@@ -69,8 +69,8 @@ std::vector<Contribution> Differentiator::analyze_read(const Node &r, int c, con
         PosMap p;
         if (ri.is_slice) {
             p.kind = PosMap::Slice;
-            if (ri.lo->kind != IndexExpr::Aff || ri.hi->kind != IndexExpr::Aff ||
-                !ri.lo->aff.is_constant() || !ri.hi->aff.is_constant()) {
+            if (ri.lo->kind != IndexExpr::Aff || ri.hi->kind != IndexExpr::Aff || !ri.lo->aff.is_constant() ||
+                !ri.hi->aff.is_constant()) {
                 // A block whose ends move with the variables: its adjoint is placed in
                 // [0, max hi) first, then read like the static slice 0:max hi.
                 std::vector<int64_t> bounds;
@@ -97,13 +97,11 @@ std::vector<Contribution> Differentiator::analyze_read(const Node &r, int c, con
                 var = static_cast<int>(v);
             }
             if (!ok)
-                throw AdError{r.loc, "grad through the read " + rt +
-                                         " is not supported: index '" +
+                throw AdError{r.loc, "grad through the read " + rt + " is not supported: index '" +
                                          index_expr_compact(*ri.point, var_names(e)) +
                                          "' is not a dim plus a constant"};
             if (k.var_pos[var] >= 0)
-                throw AdError{r.loc, "grad through the read " + rt +
-                                         " is not supported: it uses '" + var_name(e, var) +
+                throw AdError{r.loc, "grad through the read " + rt + " is not supported: it uses '" + var_name(e, var) +
                                          "' at two positions"};
             p.kind = PosMap::Var;
             p.var = var;
@@ -123,14 +121,12 @@ std::vector<Contribution> Differentiator::analyze_read(const Node &r, int c, con
  *  (var_range).  The pieces are found by evaluating the index at every point of the dim
  *  (its bound is static): maximal runs where it steps by 1 are Var pieces, runs where it
  *  stays equal are Const pieces (a lone point is a Const piece). */
-std::vector<Contribution> Differentiator::clamped_pieces(const Node &r, const Equation &e,
-                                                         Contribution k,
+std::vector<Contribution> Differentiator::clamped_pieces(const Node &r, const Equation &e, Contribution k,
                                                          const std::vector<size_t> &clamped,
                                                          const std::string &rt) const {
     const size_t kMaxPieces = 16;
     k.var_range.assign(e.vars.size(), {0, 0});
-    for (size_t v = 0; v < e.vars.size(); ++v)
-        k.var_range[v] = {0, prog_.dims[e.vars[v]].bound};
+    for (size_t v = 0; v < e.vars.size(); ++v) k.var_range[v] = {0, prog_.dims[e.vars[v]].bound};
     std::vector<Contribution> out{k};
     for (size_t j : clamped) {
         const IndexExpr &ix = *r.index[j].point;
@@ -146,8 +142,7 @@ std::vector<Contribution> Differentiator::clamped_pieces(const Node &r, const Eq
         };
         vars(ix);
         if (used.size() > 1)
-            throw AdError{r.loc, "grad through the clamped read " + rt +
-                                     " is not supported: its index uses two dims"};
+            throw AdError{r.loc, "grad through the clamped read " + rt + " is not supported: its index uses two dims"};
         std::vector<Contribution> next;
         if (used.empty()) {  // min/max of constants
             for (Contribution piece : out) {
@@ -175,8 +170,7 @@ std::vector<Contribution> Differentiator::clamped_pieces(const Node &r, const Eq
                 PosMap &pm = piece.pos[j];
                 if (steps) {
                     if (piece.var_pos[var] >= 0)
-                        throw AdError{r.loc, "grad through the read " + rt +
-                                                 " is not supported: it uses '" +
+                        throw AdError{r.loc, "grad through the read " + rt + " is not supported: it uses '" +
                                                  var_name(e, var) + "' at two positions"};
                     pm.kind = PosMap::Var;
                     pm.var = var;
@@ -190,8 +184,7 @@ std::vector<Contribution> Differentiator::clamped_pieces(const Node &r, const Eq
                 if (next.size() > kMaxPieces)
                     throw AdError{r.loc, "grad through the clamped read " + rt +
                                              " is not supported: its index has more than " +
-                                             std::to_string(kMaxPieces) +
-                                             " affine pieces over the dim's range"};
+                                             std::to_string(kMaxPieces) + " affine pieces over the dim's range"};
                 t0 = t1;
             }
         }
@@ -202,9 +195,8 @@ std::vector<Contribution> Differentiator::clamped_pieces(const Node &r, const Eq
 
 /** Along the grad's own dims V every read is the identity (different grad points never
  *  mix); throws the diagnostic otherwise. */
-void Differentiator::check_identity_along(const Contribution &k, const Node &r, int c,
-                                          const Equation &e, bool seed, const std::vector<int> &V,
-                                          const std::string &rt) const {
+void Differentiator::check_identity_along(const Contribution &k, const Node &r, int c, const Equation &e, bool seed,
+                                          const std::vector<int> &V, const std::string &rt) const {
     const Tensor &z = prog_.tensors[r.tensor];
     for (int d : V) {
         int vd = -1;
@@ -218,12 +210,10 @@ void Differentiator::check_identity_along(const Contribution &k, const Node &r, 
         int jd = -1;
         for (size_t j = 0; j < z.dims.size(); ++j)
             if (z.dims[j] == d) jd = static_cast<int>(j);
-        ok = ok && jd >= 0 && k.pos[jd].kind == PosMap::Var && k.pos[jd].var == vd &&
-             k.pos[jd].a == 0;
+        ok = ok && jd >= 0 && k.pos[jd].kind == PosMap::Var && k.pos[jd].var == vd && k.pos[jd].a == 0;
         if (!ok)
-            throw AdError{r.loc, "grad(" + y_text_ + ", …) through a dependence along '" +
-                                     prog_.dims[d].name + "' is not supported: " +
-                                     (seed ? "" : lhs_text(c, e) + " ") + "reads " + rt};
+            throw AdError{r.loc, "grad(" + y_text_ + ", …) through a dependence along '" + prog_.dims[d].name +
+                                     "' is not supported: " + (seed ? "" : lhs_text(c, e) + " ") + "reads " + rt};
     }
 }
 
@@ -266,8 +256,7 @@ NodePtr Differentiator::contribution(const Contribution &k, const std::vector<Af
     // a guard on summed variables needs no condition (the slice reads J over C's points).
     bool guard_summed = false;
     for (size_t v = 0; v < e.vars.size(); ++v)
-        guard_summed =
-            guard_summed || (k.var_pos[v] < 0 && mentions(e.guard, static_cast<int>(v)));
+        guard_summed = guard_summed || (k.var_pos[v] < 0 && mentions(e.guard, static_cast<int>(v)));
     if (e.guard && !guard_summed) g = guard_and(g, guard_subst(e.guard, vmap));
     *cond = g;
     std::vector<ReadIndex> idx;

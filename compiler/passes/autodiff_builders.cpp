@@ -79,8 +79,8 @@ std::vector<Extent> broadcast(const std::vector<Extent> &a, const std::vector<Ex
 }
 
 bool is_cmp(BinaryOp op) {
-    return op == BinaryOp::Lt || op == BinaryOp::Le || op == BinaryOp::Gt || op == BinaryOp::Ge ||
-           op == BinaryOp::Eq || op == BinaryOp::Ne;
+    return op == BinaryOp::Lt || op == BinaryOp::Le || op == BinaryOp::Gt || op == BinaryOp::Ge || op == BinaryOp::Eq ||
+           op == BinaryOp::Ne;
 }
 
 NodePtr bin(BinaryOp op, NodePtr a, NodePtr b, Loc loc) {
@@ -109,8 +109,7 @@ NodePtr where_(NodePtr c, NodePtr a, NodePtr b, Loc loc) {
     Node n;
     n.kind = NodeKind::Where;
     n.loc = loc;
-    n.type =
-        arr_type(a->type.dtype, broadcast(c->type.shape, broadcast(a->type.shape, b->type.shape)));
+    n.type = arr_type(a->type.dtype, broadcast(c->type.shape, broadcast(a->type.shape, b->type.shape)));
     n.args = {std::move(c), std::move(a), std::move(b)};
     return mk(std::move(n));
 }
@@ -125,8 +124,7 @@ NodePtr cast_(NodePtr a, DType d, Loc loc) {
     return mk(std::move(n));
 }
 
-NodePtr builtin(BuiltinOp op, Type t, std::vector<NodePtr> args, Loc loc, std::vector<int64_t> axes,
-                bool has_axes) {
+NodePtr builtin(BuiltinOp op, Type t, std::vector<NodePtr> args, Loc loc, std::vector<int64_t> axes, bool has_axes) {
     Node n;
     n.kind = NodeKind::Builtin;
     n.builtin = op;
@@ -144,8 +142,7 @@ NodePtr sum_axes(NodePtr x, std::vector<int64_t> axes, Loc loc) {
     std::sort(axes.begin(), axes.end());
     std::vector<Extent> s;
     for (size_t k = 0; k < x->type.shape.size(); ++k)
-        if (!std::binary_search(axes.begin(), axes.end(), static_cast<int64_t>(k)))
-            s.push_back(x->type.shape[k]);
+        if (!std::binary_search(axes.begin(), axes.end(), static_cast<int64_t>(k))) s.push_back(x->type.shape[k]);
     Type t = arr_type(x->type.dtype, s);
     return builtin(BuiltinOp::Sum, t, {std::move(x)}, loc, std::move(axes), true);
 }
@@ -155,8 +152,7 @@ NodePtr reshape_(NodePtr x, const std::vector<Extent> &shape, Loc loc) {
     for (size_t k = 0; same && k < shape.size(); ++k) same = ext_eq(x->type.shape[k], shape[k]);
     if (same) return x;
     for (const Extent &e : shape)
-        if (!e.is_static())
-            throw AdError{loc, "grad through a reshape of a dynamic shape is not supported yet"};
+        if (!e.is_static()) throw AdError{loc, "grad through a reshape of a dynamic shape is not supported yet"};
     Type t = arr_type(x->type.dtype, shape);
     return builtin(BuiltinOp::Reshape, t, {std::move(x)}, loc);
 }
@@ -213,9 +209,7 @@ NodePtr affine_node(const Affine &a, Loc loc) {
         c.type = arr_type(DType::I32, {});
         c.loc = loc;
         NodePtr term = mk(std::move(c));
-        if (a.coef[v] != 1)
-            term =
-                bin(BinaryOp::Mul, cst(DType::I32, static_cast<double>(a.coef[v]), loc), term, loc);
+        if (a.coef[v] != 1) term = bin(BinaryOp::Mul, cst(DType::I32, static_cast<double>(a.coef[v]), loc), term, loc);
         acc = bin(BinaryOp::Add, acc, term, loc);
     }
     return acc;
@@ -228,8 +222,7 @@ NodePtr index_expr_node(const IndexExpr &e, Loc loc) {
 }
 
 /** The number of elements of the axes "axes" of "shape", as a float scalar of dtype "d". */
-NodePtr count_node(const std::vector<Extent> &shape, const std::vector<int64_t> &axes, DType d,
-                   Loc loc) {
+NodePtr count_node(const std::vector<Extent> &shape, const std::vector<int64_t> &axes, DType d, Loc loc) {
     int64_t st = 1;
     NodePtr dyn;
     for (int64_t a : axes) {
@@ -313,44 +306,42 @@ bool mentions(const GuardPtr &g, int v) {
 int guard_on_box(const GuardPtr &g, const std::vector<int64_t> &bounds) {
     if (!g) return 1;
     switch (g->kind) {
-        case Guard::True: return 1;
-        case Guard::Cmp: {
-            Affine d = aff_add(g->lhs, g->rhs, -1);
-            int64_t lo = d.constant, hi = d.constant;
-            for (size_t v = 0; v < d.coef.size(); ++v) {
-                int64_t c = d.coef[v], m = bounds.at(v) - 1;
-                if (c > 0)
-                    hi += c * m;
-                else
-                    lo += c * m;
-            }
-            auto tri = [&](bool always, bool never) {
-                return always ? 1 : never ? 0 : -1;
-            };
-            switch (g->cmp) {
-                case BinaryOp::Lt: return tri(hi < 0, lo >= 0);
-                case BinaryOp::Le: return tri(hi <= 0, lo > 0);
-                case BinaryOp::Gt: return tri(lo > 0, hi <= 0);
-                case BinaryOp::Ge: return tri(lo >= 0, hi < 0);
-                case BinaryOp::Eq: return tri(lo == 0 && hi == 0, lo > 0 || hi < 0);
-                case BinaryOp::Ne: return tri(lo > 0 || hi < 0, lo == 0 && hi == 0);
-                default: return -1;
-            }
+    case Guard::True: return 1;
+    case Guard::Cmp: {
+        Affine d = aff_add(g->lhs, g->rhs, -1);
+        int64_t lo = d.constant, hi = d.constant;
+        for (size_t v = 0; v < d.coef.size(); ++v) {
+            int64_t c = d.coef[v], m = bounds.at(v) - 1;
+            if (c > 0)
+                hi += c * m;
+            else
+                lo += c * m;
         }
-        case Guard::And: {
-            int a = guard_on_box(g->a, bounds), b = guard_on_box(g->b, bounds);
-            if (a == 0 || b == 0) return 0;
-            return a == 1 && b == 1 ? 1 : -1;
+        auto tri = [&](bool always, bool never) { return always ? 1 : never ? 0 : -1; };
+        switch (g->cmp) {
+        case BinaryOp::Lt: return tri(hi < 0, lo >= 0);
+        case BinaryOp::Le: return tri(hi <= 0, lo > 0);
+        case BinaryOp::Gt: return tri(lo > 0, hi <= 0);
+        case BinaryOp::Ge: return tri(lo >= 0, hi < 0);
+        case BinaryOp::Eq: return tri(lo == 0 && hi == 0, lo > 0 || hi < 0);
+        case BinaryOp::Ne: return tri(lo > 0 || hi < 0, lo == 0 && hi == 0);
+        default: return -1;
         }
-        case Guard::Or: {
-            int a = guard_on_box(g->a, bounds), b = guard_on_box(g->b, bounds);
-            if (a == 1 || b == 1) return 1;
-            return a == 0 && b == 0 ? 0 : -1;
-        }
-        case Guard::Not: {
-            int a = guard_on_box(g->a, bounds);
-            return a < 0 ? -1 : 1 - a;
-        }
+    }
+    case Guard::And: {
+        int a = guard_on_box(g->a, bounds), b = guard_on_box(g->b, bounds);
+        if (a == 0 || b == 0) return 0;
+        return a == 1 && b == 1 ? 1 : -1;
+    }
+    case Guard::Or: {
+        int a = guard_on_box(g->a, bounds), b = guard_on_box(g->b, bounds);
+        if (a == 1 || b == 1) return 1;
+        return a == 0 && b == 0 ? 0 : -1;
+    }
+    case Guard::Not: {
+        int a = guard_on_box(g->a, bounds);
+        return a < 0 ? -1 : 1 - a;
+    }
     }
     return -1;
 }

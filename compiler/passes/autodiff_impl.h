@@ -78,8 +78,8 @@ NodePtr bin(BinaryOp op, NodePtr a, NodePtr b, Loc loc);
 NodePtr un(UnaryOp op, NodePtr a, Loc loc);
 NodePtr where_(NodePtr c, NodePtr a, NodePtr b, Loc loc);
 NodePtr cast_(NodePtr a, DType d, Loc loc);
-NodePtr builtin(BuiltinOp op, Type t, std::vector<NodePtr> args, Loc loc,
-                std::vector<int64_t> axes = {}, bool has_axes = false);
+NodePtr builtin(BuiltinOp op, Type t, std::vector<NodePtr> args, Loc loc, std::vector<int64_t> axes = {},
+                bool has_axes = false);
 NodePtr sum_axes(NodePtr x, std::vector<int64_t> axes, Loc loc);
 NodePtr reshape_(NodePtr x, const std::vector<Extent> &shape, Loc loc);
 NodePtr transpose_(NodePtr x, const std::vector<int64_t> &perm, Loc loc);
@@ -88,8 +88,7 @@ NodePtr matmul_(NodePtr a, NodePtr b, Loc loc);
 NodePtr unbroadcast(NodePtr g, const std::vector<Extent> &target, Loc loc);
 NodePtr affine_node(const Affine &a, Loc loc);
 NodePtr index_expr_node(const IndexExpr &e, Loc loc);
-NodePtr count_node(const std::vector<Extent> &shape, const std::vector<int64_t> &axes, DType d,
-                   Loc loc);
+NodePtr count_node(const std::vector<Extent> &shape, const std::vector<int64_t> &axes, DType d, Loc loc);
 IndexExprPtr aff_ix(Affine a);
 Affine aff_const(int64_t c);
 Affine aff_add(const Affine &a, const Affine &b, int64_t sb = 1);
@@ -140,8 +139,7 @@ private:
     NodePtr keepdims(NodePtr g, const Type &like, const std::vector<int64_t> &axes, Loc loc);
     NodePtr expand(NodePtr g, const Type &like, const std::vector<int64_t> &axes, Loc loc);
     static std::vector<int64_t> red_axes(const Node &n, size_t rank);
-    NodePtr scatter_via_iota(const NodePtr &x, const std::function<NodePtr(NodePtr)> &apply,
-                             NodePtr g, Loc loc);
+    NodePtr scatter_via_iota(const NodePtr &x, const std::function<NodePtr(NodePtr)> &apply, NodePtr g, Loc loc);
     void back(const NodePtr &np, const Adj &ga);
     void scatter_back(const Node &n, NodePtr g, Loc loc);
     void builtin_back(const NodePtr &np, NodePtr g);
@@ -177,8 +175,8 @@ struct Contribution {
     // Per variable of Ec: the consumer points [lo, hi) this contribution covers (a piece of a
     // clamped read); empty = every point.
     std::vector<std::pair<int64_t, int64_t>> var_range;
-    std::vector<int> path;     // the leaf of z's type
-    Loc loc;                   // the read
+    std::vector<int> path;  // the leaf of z's type
+    Loc loc;                // the read
 };
 
 // ---- the program transformation (autodiff.cpp, autodiff_access.cpp, autodiff_saved.cpp) -------
@@ -199,8 +197,7 @@ private:
     std::string lhs_text(int c, const Equation &e) const;
     std::string unique_name(const std::string &base);
 
-    int new_tensor(const std::string &name, const std::vector<int> &dims, const Type &type,
-                   Loc loc);
+    int new_tensor(const std::string &name, const std::vector<int> &dims, const Type &type, Loc loc);
     std::vector<Equation> shapes_of(int z, bool plain) const;
     static Equation mirror(const Equation &e, NodePtr body);
     static std::vector<Affine> pattern_point(const Equation &e);
@@ -214,12 +211,12 @@ private:
         int R = -1, e0_index = -1;  // the grad is in equation e0_index of tensor R ...
         Equation E0;                // ... copied (new tensors move prog_.tensors)
         NodePtr grad, y, x;
-        std::vector<NodePtr> xreads;  // x's reads, at E0's point
-        std::vector<bool> is_x;       // per tensor: read by x
-        std::vector<bool> diff;       // per tensor: differentiated (x's and the active ones)
-        std::vector<int> active;      // the active tensors (step 1)
-        std::vector<int> order;       // the active tensors, then x's: those with an adjoint
-        std::map<int, int> adj;       // z → adj_z (step 2)
+        std::vector<NodePtr> xreads;                        // x's reads, at E0's point
+        std::vector<bool> is_x;                             // per tensor: read by x
+        std::vector<bool> diff;                             // per tensor: differentiated (x's and the active ones)
+        std::vector<int> active;                            // the active tensors (step 1)
+        std::vector<int> order;                             // the active tensors, then x's: those with an adjoint
+        std::map<int, int> adj;                             // z → adj_z (step 2)
         std::map<int, std::vector<Contribution>> contribs;  // z → contributions (step 3)
     };
     /** One leaf of a consumer's sweep: a read, an element of its type, and its adjoint. */
@@ -234,17 +231,15 @@ private:
     void find_active(OneGrad &g);
     void consume(OneGrad &g, int C, int eidx, bool seed);
     static Adj split_adjoint(const NodePtr &v, const Type &t);
-    void sweep_leaves(const Sweep &sw, int C, const Equation &e, bool seed,
-                      const std::vector<int> &V, std::vector<Leaf> *ls,
-                      std::vector<std::vector<Contribution>> *kpieces);
-    void store_back_values(OneGrad &g, int C, const Tensor &ct, const Equation &e, int self_idx,
-                           bool seed, const std::vector<Leaf> &ls,
-                           const std::vector<std::vector<Contribution>> &kpieces);
+    void sweep_leaves(const Sweep &sw, int C, const Equation &e, bool seed, const std::vector<int> &V,
+                      std::vector<Leaf> *ls, std::vector<std::vector<Contribution>> *kpieces);
+    void store_back_values(OneGrad &g, int C, const Tensor &ct, const Equation &e, int self_idx, bool seed,
+                           const std::vector<Leaf> &ls, const std::vector<std::vector<Contribution>> &kpieces);
     void adjoint_equations(OneGrad &g, int z);
-    std::vector<int> guarded_contributions(int z, const std::vector<Equation> &zeqs,
-                                           const Type &zt, const std::vector<Contribution> &ks);
-    static NodePtr tuple_of_sums(const Type &t, std::vector<int> &path,
-                                 const std::map<std::vector<int>, NodePtr> &sums, Loc loc);
+    std::vector<int> guarded_contributions(int z, const std::vector<Equation> &zeqs, const Type &zt,
+                                           const std::vector<Contribution> &ks);
+    static NodePtr tuple_of_sums(const Type &t, std::vector<int> &path, const std::map<std::vector<int>, NodePtr> &sums,
+                                 Loc loc);
     static NodePtr grad_value(const OneGrad &g, const NodePtr &xn);
 
     // ---- step 4: access inversion (autodiff_access.cpp) ----------------------------------------
@@ -252,13 +247,12 @@ private:
     std::vector<Contribution> analyze_read(const Node &r, int c, const Equation &e, bool seed,
                                            const std::vector<int> &V);
     std::vector<Contribution> clamped_pieces(const Node &r, const Equation &e, Contribution k,
-                                             const std::vector<size_t> &clamped,
-                                             const std::string &rt) const;
-    void check_identity_along(const Contribution &k, const Node &r, int c, const Equation &e,
-                              bool seed, const std::vector<int> &V, const std::string &rt) const;
+                                             const std::vector<size_t> &clamped, const std::string &rt) const;
+    void check_identity_along(const Contribution &k, const Node &r, int c, const Equation &e, bool seed,
+                              const std::vector<int> &V, const std::string &rt) const;
     std::pair<int64_t, int64_t> var_range(const Contribution &k, int v) const;
-    NodePtr contribution(const Contribution &k, const std::vector<Affine> &u,
-                         const std::vector<int64_t> &box, GuardPtr *cond, Loc loc);
+    NodePtr contribution(const Contribution &k, const std::vector<Affine> &u, const std::vector<int64_t> &box,
+                         GuardPtr *cond, Loc loc);
 
     // ---- step 6: saved forward values ---------------------------------------------------------
 

@@ -58,35 +58,34 @@ std::vector<size_t> grad_args(const Node &n) {
     std::vector<size_t> out;
     if (!n.type.is_tuple && !is_float_dtype(n.type.dtype) && n.kind != NodeKind::Tuple) return out;
     switch (n.kind) {
-        case NodeKind::Const:
-        case NodeKind::Coord:
-        case NodeKind::Read:
-        case NodeKind::Rng: return out;
-        case NodeKind::Unary:
-            if (n.uop == UnaryOp::StopGrad) return out;
-            return {0};
-        case NodeKind::Where: return {1, 2};
-        case NodeKind::Index: return {0};
-        case NodeKind::Builtin:
-            switch (n.builtin) {
-                case BuiltinOp::Gather: return {0};
-                case BuiltinOp::ScatterAdd: return {1};
-                case BuiltinOp::Full:
-                    return n.args.empty() ? out : std::vector<size_t>{n.args.size() - 1};
-                case BuiltinOp::Argmax:
-                case BuiltinOp::OneHot:
-                case BuiltinOp::Arange:
-                case BuiltinOp::Zeros:
-                case BuiltinOp::Ones:
-                case BuiltinOp::Uniform:
-                case BuiltinOp::Normal:
-                case BuiltinOp::Categorical:
-                case BuiltinOp::FoldIn: return out;
-                default: break;
-            }
-            break;
-        case NodeKind::Grad: return {0, 1};
+    case NodeKind::Const:
+    case NodeKind::Coord:
+    case NodeKind::Read:
+    case NodeKind::Rng: return out;
+    case NodeKind::Unary:
+        if (n.uop == UnaryOp::StopGrad) return out;
+        return {0};
+    case NodeKind::Where: return {1, 2};
+    case NodeKind::Index: return {0};
+    case NodeKind::Builtin:
+        switch (n.builtin) {
+        case BuiltinOp::Gather: return {0};
+        case BuiltinOp::ScatterAdd: return {1};
+        case BuiltinOp::Full: return n.args.empty() ? out : std::vector<size_t>{n.args.size() - 1};
+        case BuiltinOp::Argmax:
+        case BuiltinOp::OneHot:
+        case BuiltinOp::Arange:
+        case BuiltinOp::Zeros:
+        case BuiltinOp::Ones:
+        case BuiltinOp::Uniform:
+        case BuiltinOp::Normal:
+        case BuiltinOp::Categorical:
+        case BuiltinOp::FoldIn: return out;
         default: break;
+        }
+        break;
+    case NodeKind::Grad: return {0, 1};
+    default: break;
     }
     for (size_t k = 0; k < n.args.size(); ++k) out.push_back(k);
     return out;
@@ -152,17 +151,15 @@ bool Sweep::active(const NodePtr &n) {
     if (r && n->kind == NodeKind::Grad)
         throw AdError{n->loc, "grad of a value that depends on grad(…) is not supported"};
     if (r && n->kind == NodeKind::Extern)
-        throw AdError{n->loc,
-                      "grad through the extern function '" + n->name + "' is not supported"};
+        throw AdError{n->loc, "grad through the extern function '" + n->name + "' is not supported"};
     if (r && n->kind == NodeKind::Builtin && n->builtin == BuiltinOp::DiscountedCumsum)
         throw AdError{n->loc, "grad through discounted_cumsum is not supported yet"};
     if (r) {
         for (size_t k = 0; k < n->args.size(); ++k)
             if (contains_rng(n->args[k], rng_))
-                throw AdError{n->loc,
-                              "grad through an expression that draws random numbers "
-                              "(rng) is not supported yet; compute the random value "
-                              "in a tensor of its own and read it"};
+                throw AdError{n->loc, "grad through an expression that draws random numbers "
+                                      "(rng) is not supported yet; compute the random value "
+                                      "in a tensor of its own and read it"};
     }
     return active_[n.get()] = r;
 }
@@ -209,15 +206,12 @@ std::vector<int64_t> Sweep::red_axes(const Node &n, size_t rank) {
  *  row-major order: for x[:, 0] of an [N, 1] x, adj_x = scatter_add(iota[:, 0], g, N),
  *  O(N) where the one_hot product it replaced was O(N²) (same bits: the one_hot sum added
  *  the same terms in the same order, plus exact zeros). */
-NodePtr Sweep::scatter_via_iota(const NodePtr &x, const std::function<NodePtr(NodePtr)> &apply,
-                                NodePtr g, Loc loc) {
+NodePtr Sweep::scatter_via_iota(const NodePtr &x, const std::function<NodePtr(NodePtr)> &apply, NodePtr g, Loc loc) {
     const Type &xt = x->type;
     int64_t N = 1;
     for (const Extent &e : xt.shape) {
         if (!e.is_static())
-            throw AdError{
-                loc,
-                "grad through indexing of an array with a dynamic shape is not supported yet"};
+            throw AdError{loc, "grad through indexing of an array with a dynamic shape is not supported yet"};
         N *= e.max_value;
     }
     Node io;
@@ -245,128 +239,108 @@ void Sweep::back(const NodePtr &np, const Adj &ga) {
     const Node &n = *np;
     Loc loc = n.loc;
     switch (n.kind) {
-        case NodeKind::Tuple:
-            for (size_t k = 0; k < n.args.size(); ++k)
-                if (k < ga.elems.size()) give(n.args[k], ga.elems[k]);
-            return;
-        case NodeKind::TupleGet: {
-            Adj t;
-            t.elems.resize(n.args[0]->type.elems.size());
-            t.elems[n.int_attr] = ga;
-            give(n.args[0], t);
-            return;
-        }
-        default: break;
+    case NodeKind::Tuple:
+        for (size_t k = 0; k < n.args.size(); ++k)
+            if (k < ga.elems.size()) give(n.args[k], ga.elems[k]);
+        return;
+    case NodeKind::TupleGet: {
+        Adj t;
+        t.elems.resize(n.args[0]->type.elems.size());
+        t.elems[n.int_attr] = ga;
+        give(n.args[0], t);
+        return;
     }
-    if (n.type.is_tuple)
-        throw AdError{loc, "grad through this tuple-valued expression is not supported yet"};
+    default: break;
+    }
+    if (n.type.is_tuple) throw AdError{loc, "grad through this tuple-valued expression is not supported yet"};
     NodePtr g = ga.v;
     if (!g) return;
     DType d = n.type.dtype;
-    auto one = [&] {
-        return cst(d, 1.0, loc);
-    };
-    auto A = [&](size_t k) {
-        return n.args[k];
-    };
+    auto one = [&] { return cst(d, 1.0, loc); };
+    auto A = [&](size_t k) { return n.args[k]; };
     switch (n.kind) {
-        case NodeKind::Unary: {
-            // x's adjoint: the formula of ir/ops.def's adjoint column, in these builders.
-            const NodePtr &x = A(0), &y = np;
-            auto C = [&](double v) { return cst(d, v, loc); };
-#define TRL_UNARY(E, ...)                                                \
-auto E = [&](NodePtr a) { return un(UnaryOp::E, std::move(a), loc); }; \
-(void)E;
+    case NodeKind::Unary: {
+        // x's adjoint: the formula of ir/ops.def's adjoint column, in these builders.
+        const NodePtr &x = A(0), &y = np;
+        auto C = [&](double v) { return cst(d, v, loc); };
+#define TRL_UNARY(E, ...)                                                                                              \
+    auto E = [&](NodePtr a) { return un(UnaryOp::E, std::move(a), loc); };                                             \
+    (void)E;
 #include "ir/ops.def"
-            auto Mul = [&](NodePtr a, NodePtr b) { return bin(BinaryOp::Mul, a, b, loc); };
-            auto Div = [&](NodePtr a, NodePtr b) { return bin(BinaryOp::Div, a, b, loc); };
-            auto Sub = [&](NodePtr a, NodePtr b) { return bin(BinaryOp::Sub, a, b, loc); };
-            auto Gt = [&](NodePtr a, NodePtr b) { return bin(BinaryOp::Gt, a, b, loc); };
-            auto Where = [&](NodePtr c, NodePtr a, NodePtr b) { return where_(c, a, b, loc); };
-            (void)Mul, (void)Div, (void)Sub, (void)Gt, (void)Where, (void)y;
-            NodePtr dx;
-            switch (n.uop) {
-#define TRL_UNARY(E, name, typing, f32, f64, i32, check, adjoint, ...) \
-    case UnaryOp::E: dx = adjoint; break;
+        auto Mul = [&](NodePtr a, NodePtr b) { return bin(BinaryOp::Mul, a, b, loc); };
+        auto Div = [&](NodePtr a, NodePtr b) { return bin(BinaryOp::Div, a, b, loc); };
+        auto Sub = [&](NodePtr a, NodePtr b) { return bin(BinaryOp::Sub, a, b, loc); };
+        auto Gt = [&](NodePtr a, NodePtr b) { return bin(BinaryOp::Gt, a, b, loc); };
+        auto Where = [&](NodePtr c, NodePtr a, NodePtr b) { return where_(c, a, b, loc); };
+        (void)Mul, (void)Div, (void)Sub, (void)Gt, (void)Where, (void)y;
+        NodePtr dx;
+        switch (n.uop) {
+#define TRL_UNARY(E, name, typing, f32, f64, i32, check, adjoint, ...)                                                 \
+    case UnaryOp::E:                                                                                                   \
+        dx = adjoint;                                                                                                  \
+        break;
 #include "ir/ops.def"
-            }
-            if (dx) give(x, dx);  // none: zero almost everywhere (floor, sign, …)
+        }
+        if (dx) give(x, dx);  // none: zero almost everywhere (floor, sign, …)
+        return;
+    }
+    case NodeKind::Binary: {
+        const NodePtr &a = A(0), &b = A(1);
+        auto ga_ = [&](NodePtr v) { give(a, unbroadcast(v, a->type.shape, loc)); };
+        auto gb_ = [&](NodePtr v) { give(b, unbroadcast(v, b->type.shape, loc)); };
+        switch (n.bop) {
+        case BinaryOp::Add:
+            ga_(g);
+            gb_(g);
+            return;
+        case BinaryOp::Sub:
+            ga_(g);
+            gb_(un(UnaryOp::Neg, g, loc));
+            return;
+        case BinaryOp::Mul:
+            if (active(a)) ga_(bin(BinaryOp::Mul, g, b, loc));
+            if (active(b)) gb_(bin(BinaryOp::Mul, g, a, loc));
+            return;
+        case BinaryOp::Div:
+            if (active(a)) ga_(bin(BinaryOp::Div, g, b, loc));
+            if (active(b)) gb_(un(UnaryOp::Neg, bin(BinaryOp::Div, bin(BinaryOp::Mul, g, np, loc), b, loc), loc));
+            return;
+        case BinaryOp::Mod:
+            ga_(g);
+            if (active(b))
+                gb_(un(UnaryOp::Neg, bin(BinaryOp::Mul, g, un(UnaryOp::Floor, bin(BinaryOp::Div, a, b, loc), loc), loc),
+                       loc));
+            return;
+        case BinaryOp::Pow:
+            if (active(a))
+                ga_(bin(BinaryOp::Mul, g,
+                        bin(BinaryOp::Mul, b, bin(BinaryOp::Pow, a, bin(BinaryOp::Sub, b, one(), loc), loc), loc),
+                        loc));
+            if (active(b)) gb_(bin(BinaryOp::Mul, g, bin(BinaryOp::Mul, np, un(UnaryOp::Log, a, loc), loc), loc));
+            return;
+        case BinaryOp::Min:
+        case BinaryOp::Max: {
+            BinaryOp wins = n.bop == BinaryOp::Max ? BinaryOp::Gt : BinaryOp::Lt;
+            NodePtr half = bin(BinaryOp::Mul, g, cst(d, 0.5, loc), loc), z = cst(d, 0, loc);
+            NodePtr tie = bin(BinaryOp::Eq, a, b, loc);
+            if (active(a)) ga_(where_(bin(wins, a, b, loc), g, where_(tie, half, z, loc), loc));
+            if (active(b)) gb_(where_(bin(wins, b, a, loc), g, where_(tie, half, z, loc), loc));
             return;
         }
-        case NodeKind::Binary: {
-            const NodePtr &a = A(0), &b = A(1);
-            auto ga_ = [&](NodePtr v) {
-                give(a, unbroadcast(v, a->type.shape, loc));
-            };
-            auto gb_ = [&](NodePtr v) {
-                give(b, unbroadcast(v, b->type.shape, loc));
-            };
-            switch (n.bop) {
-                case BinaryOp::Add:
-                    ga_(g);
-                    gb_(g);
-                    return;
-                case BinaryOp::Sub:
-                    ga_(g);
-                    gb_(un(UnaryOp::Neg, g, loc));
-                    return;
-                case BinaryOp::Mul:
-                    if (active(a)) ga_(bin(BinaryOp::Mul, g, b, loc));
-                    if (active(b)) gb_(bin(BinaryOp::Mul, g, a, loc));
-                    return;
-                case BinaryOp::Div:
-                    if (active(a)) ga_(bin(BinaryOp::Div, g, b, loc));
-                    if (active(b))
-                        gb_(un(UnaryOp::Neg,
-                               bin(BinaryOp::Div, bin(BinaryOp::Mul, g, np, loc), b, loc),
-                               loc));
-                    return;
-                case BinaryOp::Mod:
-                    ga_(g);
-                    if (active(b))
-                        gb_(un(UnaryOp::Neg,
-                               bin(BinaryOp::Mul, g,
-                                   un(UnaryOp::Floor, bin(BinaryOp::Div, a, b, loc), loc), loc),
-                               loc));
-                    return;
-                case BinaryOp::Pow:
-                    if (active(a))
-                        ga_(bin(
-                            BinaryOp::Mul, g,
-                            bin(BinaryOp::Mul, b,
-                                bin(BinaryOp::Pow, a, bin(BinaryOp::Sub, b, one(), loc), loc),
-                                loc),
-                            loc));
-                    if (active(b))
-                        gb_(bin(BinaryOp::Mul, g,
-                                bin(BinaryOp::Mul, np, un(UnaryOp::Log, a, loc), loc), loc));
-                    return;
-                case BinaryOp::Min:
-                case BinaryOp::Max: {
-                    BinaryOp wins = n.bop == BinaryOp::Max ? BinaryOp::Gt : BinaryOp::Lt;
-                    NodePtr half = bin(BinaryOp::Mul, g, cst(d, 0.5, loc), loc),
-                            z = cst(d, 0, loc);
-                    NodePtr tie = bin(BinaryOp::Eq, a, b, loc);
-                    if (active(a))
-                        ga_(where_(bin(wins, a, b, loc), g, where_(tie, half, z, loc), loc));
-                    if (active(b))
-                        gb_(where_(bin(wins, b, a, loc), g, where_(tie, half, z, loc), loc));
-                    return;
-                }
-                default: return;
-            }
-        }
-        case NodeKind::Where: {
-            const NodePtr &c = A(0), &a = A(1), &b = A(2);
-            NodePtr z = cst(d, 0, loc);
-            if (active(a)) give(a, unbroadcast(where_(c, g, z, loc), a->type.shape, loc));
-            if (active(b)) give(b, unbroadcast(where_(c, z, g, loc), b->type.shape, loc));
-            return;
-        }
-        case NodeKind::Cast: give(A(0), cast_(g, A(0)->type.dtype, loc)); return;
-        case NodeKind::Index: scatter_back(n, g, loc); return;
-        case NodeKind::Builtin: builtin_back(np, g); return;
         default: return;
+        }
+    }
+    case NodeKind::Where: {
+        const NodePtr &c = A(0), &a = A(1), &b = A(2);
+        NodePtr z = cst(d, 0, loc);
+        if (active(a)) give(a, unbroadcast(where_(c, g, z, loc), a->type.shape, loc));
+        if (active(b)) give(b, unbroadcast(where_(c, z, g, loc), b->type.shape, loc));
+        return;
+    }
+    case NodeKind::Cast: give(A(0), cast_(g, A(0)->type.dtype, loc)); return;
+    case NodeKind::Index: scatter_back(n, g, loc); return;
+    case NodeKind::Builtin: builtin_back(np, g); return;
+    default: return;
     }
 }
 
@@ -393,154 +367,139 @@ void Sweep::builtin_back(const NodePtr &np, NodePtr g) {
     const NodePtr &x = n.args.empty() ? np : n.args[0];
     size_t rank = x->type.shape.size();
     switch (n.builtin) {
-        case BuiltinOp::Sum:
-        case BuiltinOp::Mean: {
-            auto ax = red_axes(n, rank);
-            NodePtr e = expand(g, x->type, ax, loc);
-            if (n.builtin == BuiltinOp::Mean)
-                e = bin(BinaryOp::Div, e, count_node(x->type.shape, ax, d, loc), loc);
-            give(x, e);
-            return;
+    case BuiltinOp::Sum:
+    case BuiltinOp::Mean: {
+        auto ax = red_axes(n, rank);
+        NodePtr e = expand(g, x->type, ax, loc);
+        if (n.builtin == BuiltinOp::Mean) e = bin(BinaryOp::Div, e, count_node(x->type.shape, ax, d, loc), loc);
+        give(x, e);
+        return;
+    }
+    case BuiltinOp::ReduceMax:
+    case BuiltinOp::ReduceMin: {
+        auto ax = red_axes(n, rank);
+        NodePtr mask = cast_(bin(BinaryOp::Eq, x, keepdims(np, x->type, ax, loc), loc), d, loc);
+        NodePtr cnt = keepdims(sum_axes(mask, ax, loc), x->type, ax, loc);
+        give(x, bin(BinaryOp::Div, bin(BinaryOp::Mul, mask, keepdims(g, x->type, ax, loc), loc), cnt, loc));
+        return;
+    }
+    case BuiltinOp::Logsumexp: {
+        auto ax = red_axes(n, rank);
+        NodePtr p = un(UnaryOp::Exp, bin(BinaryOp::Sub, x, keepdims(np, x->type, ax, loc), loc), loc);
+        give(x, bin(BinaryOp::Mul, p, keepdims(g, x->type, ax, loc), loc));
+        return;
+    }
+    case BuiltinOp::Softmax:
+    case BuiltinOp::LogSoftmax: {
+        int64_t a = n.has_axes && !n.axes.empty() ? n.axes[0] : -1;
+        if (a < 0) a += static_cast<int64_t>(rank);
+        std::vector<int64_t> ax = {a};
+        if (n.builtin == BuiltinOp::Softmax) {
+            NodePtr s = keepdims(sum_axes(bin(BinaryOp::Mul, g, np, loc), ax, loc), x->type, ax, loc);
+            give(x, bin(BinaryOp::Mul, np, bin(BinaryOp::Sub, g, s, loc), loc));
+        } else {
+            NodePtr s = keepdims(sum_axes(g, ax, loc), x->type, ax, loc);
+            give(x, bin(BinaryOp::Sub, g, bin(BinaryOp::Mul, un(UnaryOp::Exp, np, loc), s, loc), loc));
         }
-        case BuiltinOp::ReduceMax:
-        case BuiltinOp::ReduceMin: {
-            auto ax = red_axes(n, rank);
-            NodePtr mask =
-                cast_(bin(BinaryOp::Eq, x, keepdims(np, x->type, ax, loc), loc), d, loc);
-            NodePtr cnt = keepdims(sum_axes(mask, ax, loc), x->type, ax, loc);
-            give(x,
-                 bin(BinaryOp::Div,
-                     bin(BinaryOp::Mul, mask, keepdims(g, x->type, ax, loc), loc), cnt, loc));
-            return;
-        }
-        case BuiltinOp::Logsumexp: {
-            auto ax = red_axes(n, rank);
-            NodePtr p = un(UnaryOp::Exp,
-                           bin(BinaryOp::Sub, x, keepdims(np, x->type, ax, loc), loc), loc);
-            give(x, bin(BinaryOp::Mul, p, keepdims(g, x->type, ax, loc), loc));
-            return;
-        }
-        case BuiltinOp::Softmax:
-        case BuiltinOp::LogSoftmax: {
-            int64_t a = n.has_axes && !n.axes.empty() ? n.axes[0] : -1;
-            if (a < 0) a += static_cast<int64_t>(rank);
-            std::vector<int64_t> ax = {a};
-            if (n.builtin == BuiltinOp::Softmax) {
-                NodePtr s = keepdims(sum_axes(bin(BinaryOp::Mul, g, np, loc), ax, loc), x->type,
-                                     ax, loc);
-                give(x, bin(BinaryOp::Mul, np, bin(BinaryOp::Sub, g, s, loc), loc));
-            } else {
-                NodePtr s = keepdims(sum_axes(g, ax, loc), x->type, ax, loc);
-                give(x, bin(BinaryOp::Sub, g,
-                            bin(BinaryOp::Mul, un(UnaryOp::Exp, np, loc), s, loc), loc));
-            }
-            return;
-        }
-        case BuiltinOp::MatMul: {
-            NodePtr a = n.args[0], b = n.args[1];
-            bool a1 = a->type.shape.size() == 1, b1 = b->type.shape.size() == 1;
-            NodePtr a2 = a1 ? reshape_(a, {sext(1), a->type.shape[0]}, loc) : a;
-            NodePtr b2 = b1 ? reshape_(b, {b->type.shape[0], sext(1)}, loc) : b;
-            std::vector<Extent> gs = g->type.shape;
-            if (a1) gs.insert(gs.end() - (b1 ? 0 : 1), sext(1));
-            if (b1) gs.push_back(sext(1));
-            NodePtr g2 = reshape_(g, gs, loc);
-            if (active(a))
-                give(a, reshape_(unbroadcast(matmul_(g2, swap_last2(b2, loc), loc),
-                                             a2->type.shape, loc),
-                                 a->type.shape, loc));
-            if (active(b))
-                give(b, reshape_(unbroadcast(matmul_(swap_last2(a2, loc), g2, loc),
-                                             b2->type.shape, loc),
-                                 b->type.shape, loc));
-            return;
-        }
-        case BuiltinOp::Transpose: {
-            std::vector<int64_t> perm = n.has_axes ? n.axes : std::vector<int64_t>{};
-            if (perm.empty())
-                for (size_t k = rank; k-- > 0;) perm.push_back(static_cast<int64_t>(k));
-            std::vector<int64_t> inv(perm.size());
-            for (size_t k = 0; k < perm.size(); ++k) inv[perm[k]] = static_cast<int64_t>(k);
-            give(x, transpose_(g, inv, loc));
-            return;
-        }
-        case BuiltinOp::Reshape: give(x, reshape_(g, x->type.shape, loc)); return;
-        case BuiltinOp::Concat:
-        case BuiltinOp::Stack: {
-            int64_t axis = n.has_axes && !n.axes.empty() ? n.axes[0] : 0;
-            if (axis < 0) axis += static_cast<int64_t>(g->type.shape.size());
-            int64_t off = 0;
-            for (const NodePtr &a : n.args) {
-                Node ix;
-                ix.kind = NodeKind::Index;
-                ix.loc = loc;
-                ix.args = {g};
-                ix.type = arr_type(d, {});
-                for (int64_t k = 0; k < axis; ++k) {
-                    SpatialIndex s;
-                    s.kind = SpatialIndex::Full;
-                    ix.sindex.push_back(s);
-                }
+        return;
+    }
+    case BuiltinOp::MatMul: {
+        NodePtr a = n.args[0], b = n.args[1];
+        bool a1 = a->type.shape.size() == 1, b1 = b->type.shape.size() == 1;
+        NodePtr a2 = a1 ? reshape_(a, {sext(1), a->type.shape[0]}, loc) : a;
+        NodePtr b2 = b1 ? reshape_(b, {b->type.shape[0], sext(1)}, loc) : b;
+        std::vector<Extent> gs = g->type.shape;
+        if (a1) gs.insert(gs.end() - (b1 ? 0 : 1), sext(1));
+        if (b1) gs.push_back(sext(1));
+        NodePtr g2 = reshape_(g, gs, loc);
+        if (active(a))
+            give(a,
+                 reshape_(unbroadcast(matmul_(g2, swap_last2(b2, loc), loc), a2->type.shape, loc), a->type.shape, loc));
+        if (active(b))
+            give(b,
+                 reshape_(unbroadcast(matmul_(swap_last2(a2, loc), g2, loc), b2->type.shape, loc), b->type.shape, loc));
+        return;
+    }
+    case BuiltinOp::Transpose: {
+        std::vector<int64_t> perm = n.has_axes ? n.axes : std::vector<int64_t>{};
+        if (perm.empty())
+            for (size_t k = rank; k-- > 0;) perm.push_back(static_cast<int64_t>(k));
+        std::vector<int64_t> inv(perm.size());
+        for (size_t k = 0; k < perm.size(); ++k) inv[perm[k]] = static_cast<int64_t>(k);
+        give(x, transpose_(g, inv, loc));
+        return;
+    }
+    case BuiltinOp::Reshape: give(x, reshape_(g, x->type.shape, loc)); return;
+    case BuiltinOp::Concat:
+    case BuiltinOp::Stack: {
+        int64_t axis = n.has_axes && !n.axes.empty() ? n.axes[0] : 0;
+        if (axis < 0) axis += static_cast<int64_t>(g->type.shape.size());
+        int64_t off = 0;
+        for (const NodePtr &a : n.args) {
+            Node ix;
+            ix.kind = NodeKind::Index;
+            ix.loc = loc;
+            ix.args = {g};
+            ix.type = arr_type(d, {});
+            for (int64_t k = 0; k < axis; ++k) {
                 SpatialIndex s;
-                if (n.builtin == BuiltinOp::Stack) {
-                    s.kind = SpatialIndex::Scalar;
-                    s.value = cst(DType::I32, static_cast<double>(off), loc);
-                    ix.args.push_back(s.value);
-                    off += 1;
-                } else {
-                    const Extent &e = a->type.shape[axis];
-                    if (!e.is_static())
-                        throw AdError{
-                            loc, "grad through concat of dynamic extents is not supported yet"};
-                    s.kind = SpatialIndex::Slice;
-                    s.lo = aff_ix(aff_const(off));
-                    s.hi = aff_ix(aff_const(off + e.max_value));
-                    off += e.max_value;
-                }
+                s.kind = SpatialIndex::Full;
                 ix.sindex.push_back(s);
-                ix.type.shape = a->type.shape;
-                if (active(a)) give(a, mk(std::move(ix)));
             }
-            return;
+            SpatialIndex s;
+            if (n.builtin == BuiltinOp::Stack) {
+                s.kind = SpatialIndex::Scalar;
+                s.value = cst(DType::I32, static_cast<double>(off), loc);
+                ix.args.push_back(s.value);
+                off += 1;
+            } else {
+                const Extent &e = a->type.shape[axis];
+                if (!e.is_static()) throw AdError{loc, "grad through concat of dynamic extents is not supported yet"};
+                s.kind = SpatialIndex::Slice;
+                s.lo = aff_ix(aff_const(off));
+                s.hi = aff_ix(aff_const(off + e.max_value));
+                off += e.max_value;
+            }
+            ix.sindex.push_back(s);
+            ix.type.shape = a->type.shape;
+            if (active(a)) give(a, mk(std::move(ix)));
         }
-        case BuiltinOp::Gather: scatter_back(n, g, loc); return;
-        case BuiltinOp::Cumsum: {
-            if (!(n.has_axes && !n.axes.empty()) && rank != 1)
-                throw AdError{loc, "grad through cumsum without axis= is not supported yet"};
-            int64_t a = n.has_axes && !n.axes.empty() ? n.axes[0] : 0;
-            if (a < 0) a += static_cast<int64_t>(rank);
-            std::vector<int64_t> ax = {a};
-            // reverse cumsum: Σ_{j >= k} g_j = total - cumsum(g)_k + g_k
-            NodePtr tot = keepdims(sum_axes(g, ax, loc), x->type, ax, loc);
-            NodePtr cs = builtin(BuiltinOp::Cumsum, g->type, {g}, loc, ax, true);
-            give(x, bin(BinaryOp::Add, bin(BinaryOp::Sub, tot, cs, loc), g, loc));
-            return;
-        }
-        case BuiltinOp::Clamp: {
-            const NodePtr &lo = n.args[1], &hi = n.args[2];
-            NodePtr z = cst(d, 0, loc);
-            NodePtr in = bin(BinaryOp::And, bin(BinaryOp::Ge, x, lo, loc),
-                             bin(BinaryOp::Le, x, hi, loc), loc);
-            if (active(x)) give(x, unbroadcast(where_(in, g, z, loc), x->type.shape, loc));
-            if (active(lo))
-                give(lo, unbroadcast(where_(bin(BinaryOp::Lt, x, lo, loc), g, z, loc),
-                                     lo->type.shape, loc));
-            if (active(hi))
-                give(hi, unbroadcast(where_(bin(BinaryOp::And, bin(BinaryOp::Gt, x, hi, loc),
-                                                bin(BinaryOp::Ge, x, lo, loc), loc),
-                                            g, z, loc),
-                                     hi->type.shape, loc));
-            return;
-        }
-        case BuiltinOp::Full: {
-            const NodePtr &v = n.args.back();
-            std::vector<int64_t> all;
-            for (size_t k = 0; k < g->type.shape.size(); ++k)
-                all.push_back(static_cast<int64_t>(k));
-            give(v, cast_(sum_axes(g, all, loc), v->type.dtype, loc));
-            return;
-        }
-        default: throw AdError{loc, "grad through this builtin is not supported yet"};
+        return;
+    }
+    case BuiltinOp::Gather: scatter_back(n, g, loc); return;
+    case BuiltinOp::Cumsum: {
+        if (!(n.has_axes && !n.axes.empty()) && rank != 1)
+            throw AdError{loc, "grad through cumsum without axis= is not supported yet"};
+        int64_t a = n.has_axes && !n.axes.empty() ? n.axes[0] : 0;
+        if (a < 0) a += static_cast<int64_t>(rank);
+        std::vector<int64_t> ax = {a};
+        // reverse cumsum: Σ_{j >= k} g_j = total - cumsum(g)_k + g_k
+        NodePtr tot = keepdims(sum_axes(g, ax, loc), x->type, ax, loc);
+        NodePtr cs = builtin(BuiltinOp::Cumsum, g->type, {g}, loc, ax, true);
+        give(x, bin(BinaryOp::Add, bin(BinaryOp::Sub, tot, cs, loc), g, loc));
+        return;
+    }
+    case BuiltinOp::Clamp: {
+        const NodePtr &lo = n.args[1], &hi = n.args[2];
+        NodePtr z = cst(d, 0, loc);
+        NodePtr in = bin(BinaryOp::And, bin(BinaryOp::Ge, x, lo, loc), bin(BinaryOp::Le, x, hi, loc), loc);
+        if (active(x)) give(x, unbroadcast(where_(in, g, z, loc), x->type.shape, loc));
+        if (active(lo)) give(lo, unbroadcast(where_(bin(BinaryOp::Lt, x, lo, loc), g, z, loc), lo->type.shape, loc));
+        if (active(hi))
+            give(hi, unbroadcast(
+                         where_(bin(BinaryOp::And, bin(BinaryOp::Gt, x, hi, loc), bin(BinaryOp::Ge, x, lo, loc), loc),
+                                g, z, loc),
+                         hi->type.shape, loc));
+        return;
+    }
+    case BuiltinOp::Full: {
+        const NodePtr &v = n.args.back();
+        std::vector<int64_t> all;
+        for (size_t k = 0; k < g->type.shape.size(); ++k) all.push_back(static_cast<int64_t>(k));
+        give(v, cast_(sum_axes(g, all, loc), v->type.dtype, loc));
+        return;
+    }
+    default: throw AdError{loc, "grad through this builtin is not supported yet"};
     }
 }
 

@@ -83,8 +83,7 @@ void Differentiator::save_forward_values(const BackSite &site) {
         if (!n) return true;
         auto it = pure.find(n.get());
         if (it != pure.end()) return it->second;
-        bool ok = n->kind != NodeKind::Rng && n->kind != NodeKind::Extern &&
-                  n->kind != NodeKind::Grad;
+        bool ok = n->kind != NodeKind::Rng && n->kind != NodeKind::Extern && n->kind != NodeKind::Grad;
         for (const NodePtr &a : n->args) ok = is_pure(a) && ok;
         for (const SpatialIndex &s : n->sindex) ok = is_pure(s.value) && ok;
         return pure[n.get()] = ok;
@@ -131,14 +130,12 @@ void Differentiator::save_forward_values(const BackSite &site) {
             repl[n.get()] = read_point(C, pattern_point(ce), n->loc);
             continue;
         }
-        int S = new_tensor(ct.name + "." + std::to_string(ei) + ".saved." + std::to_string(k++),
-                           ct.dims, n->type, n->loc);
+        int S =
+            new_tensor(ct.name + "." + std::to_string(ei) + ".saved." + std::to_string(k++), ct.dims, n->type, n->loc);
         NodePtr body = rw(n);  // n is not in repl yet: its operands read earlier saves
         for (size_t q = 0; q < ct.equations.size(); ++q)
             prog_.tensors[S].equations.push_back(
-                mirror(ct.equations[q], static_cast<int>(q) == ei
-                                            ? body
-                                            : zeros_of(n->type, ct.equations[q].loc)));
+                mirror(ct.equations[q], static_cast<int>(q) == ei ? body : zeros_of(n->type, ct.equations[q].loc)));
         repl[n.get()] = read_point(S, pattern_point(ce), n->loc);
     }
     if (!site.seed_y) prog_.tensors[C].equations[ei].body = new_root ? new_root : rw(froot);

@@ -57,9 +57,9 @@ public:
     }
 
 private:
-    std::map<const Node *, NodePtr> done_;   // original -> its canonical node
-    std::map<std::string, NodePtr> canon_;   // key -> canonical node
-    std::map<const Node *, size_t> id_;      // canonical node -> its number in this scope
+    std::map<const Node *, NodePtr> done_;  // original -> its canonical node
+    std::map<std::string, NodePtr> canon_;  // key -> canonical node
+    std::map<const Node *, size_t> id_;     // canonical node -> its number in this scope
 
     std::string ref(const NodePtr &p) const {
         if (!p) return "-";
@@ -86,8 +86,8 @@ private:
             index_text(o, r.lo);
             index_text(o, r.hi);
         }
-        o << "|" << static_cast<int>(n.uop) << "|" << static_cast<int>(n.bop) << "|"
-          << static_cast<int>(n.builtin) << "|" << n.has_axes << ":";
+        o << "|" << static_cast<int>(n.uop) << "|" << static_cast<int>(n.bop) << "|" << static_cast<int>(n.builtin)
+          << "|" << n.has_axes << ":";
         for (int64_t a : n.axes) o << a << ",";
         o << "|" << n.int_attr << "|";
         for (const SpatialIndex &s : n.sindex) {

@@ -58,8 +58,7 @@ bool shift_of(const IndexExprPtr &e, int v, int64_t *c) {
 }
 
 /** Every distinct node of the DAG under "root", each once. */
-void walk(const NodePtr &root, std::set<const Node *> &seen,
-          const std::function<void(const NodePtr &)> &f) {
+void walk(const NodePtr &root, std::set<const Node *> &seen, const std::function<void(const NodePtr &)> &f) {
     if (!root || !seen.insert(root.get()).second) return;
     f(root);
     for (const NodePtr &a : root->args) walk(a, seen, f);
@@ -126,7 +125,7 @@ public:
 private:
     Program &prog_;
     int64_t min_bytes_;
-    std::vector<std::vector<ReadSite>> reads_;                 // per tensor
+    std::vector<std::vector<ReadSite>> reads_;                             // per tensor
     std::unordered_map<const Node *, std::vector<const Node *>> parents_;  // parent edges
 
     /** Dims along which some equation carries a dependence (a shift pattern `x[t+1]` or a read
@@ -148,8 +147,8 @@ private:
                         if (n->index[j].is_slice) continue;
                         for (size_t v = 0; v < e.vars.size(); ++v) {
                             int64_t c = 0;
-                            if (e.vars[v] == W.dims[j] &&
-                                shift_of(n->index[j].point, static_cast<int>(v), &c) && c != 0)
+                            if (e.vars[v] == W.dims[j] && shift_of(n->index[j].point, static_cast<int>(v), &c) &&
+                                c != 0)
                                 carried_.insert(W.dims[j]);
                         }
                     }
@@ -166,8 +165,7 @@ private:
         };
         for (size_t t = 0; t < prog_.tensors.size(); ++t)
             for (size_t e = 0; e < prog_.tensors[t].equations.size(); ++e)
-                scan(prog_.tensors[t].equations[e].body, static_cast<int>(t),
-                     static_cast<int>(e));
+                scan(prog_.tensors[t].equations[e].body, static_cast<int>(t), static_cast<int>(e));
         for (const Emit &em : prog_.emits) {
             for (const auto &f : em.fields) scan(f.second, -1, -1);
             if (em.guard) scan(em.guard, -1, -1);
@@ -242,17 +240,14 @@ private:
         auto pit = parents_.find(read.get());
         if (pit == parents_.end() || pit->second.size() != 1) return false;
         const Node *sum = pit->second[0];
-        if (sum->kind != NodeKind::Builtin || sum->builtin != BuiltinOp::Sum ||
-            sum->args.size() != 1)
-            return false;
+        if (sum->kind != NodeKind::Builtin || sum->builtin != BuiltinOp::Sum || sum->args.size() != 1) return false;
         // The read: full slices at some positions, points elsewhere.
         std::vector<int> sliced;
         for (size_t j = 0; j < read->index.size(); ++j) {
             const ReadIndex &ri = read->index[j];
             if (!ri.is_slice) continue;
             int64_t lo = -1, hi = -1;
-            if (!const_of(ri.lo, &lo) || !const_of(ri.hi, &hi) || lo != 0 ||
-                hi != prog_.dims[C.dims[j]].bound)
+            if (!const_of(ri.lo, &lo) || !const_of(ri.hi, &hi) || lo != 0 || hi != prog_.dims[C.dims[j]].bound)
                 return false;
             sliced.push_back(static_cast<int>(j));
         }
@@ -273,8 +268,7 @@ private:
             if (carried_.count(C.dims[j])) jx = j;
         if (jx < 0) return false;
         int x = C.dims[jx];
-        int ax_x =
-            static_cast<int>(std::find(sliced.begin(), sliced.end(), jx) - sliced.begin());
+        int ax_x = static_cast<int>(std::find(sliced.begin(), sliced.end(), jx) - sliced.begin());
         int64_t X = prog_.dims[x].bound;
         bool down = runs_down(c, x);
         std::string old_name = C.name;
@@ -317,8 +311,7 @@ private:
             Equation e1 = E, e2 = E;
             e1.otherwise = e2.otherwise = false;
             e1.guard = guard_and(E.guard, guard_cmp(BinaryOp::Eq, at[jx], aff_const(first)));
-            e2.guard = guard_and(E.guard, guard_cmp(down ? BinaryOp::Lt : BinaryOp::Gt, at[jx],
-                                                    aff_const(first)));
+            e2.guard = guard_and(E.guard, guard_cmp(down ? BinaryOp::Lt : BinaryOp::Gt, at[jx], aff_const(first)));
             e2.body = sum_body;
             eqs.push_back(e1);
             eqs.push_back(e2);
@@ -357,12 +350,10 @@ private:
         Er.body = replace_node(Er.body, sum, repl, memo);
         if (log) {
             std::string d;
-            for (size_t j = 0; j < C.dims.size(); ++j)
-                d += (j ? ", " : "") + prog_.dims[C.dims[j]].name;
+            for (size_t j = 0; j < C.dims.size(); ++j) d += (j ? ", " : "") + prog_.dims[C.dims[j]].name;
             log->push_back(old_name + "[" + d + "]: running sum along " + prog_.dims[x].name +
-                           (down ? " (down)" : " (up)") + " in " + C.name + ", read by " +
-                           R.name + " at " + std::to_string(sum_loc.line) + ":" +
-                           std::to_string(sum_loc.col));
+                           (down ? " (down)" : " (up)") + " in " + C.name + ", read by " + R.name + " at " +
+                           std::to_string(sum_loc.line) + ":" + std::to_string(sum_loc.col));
         }
         return true;
     }

@@ -93,11 +93,12 @@ private:
         std::vector<std::string> names = var_names(eq.vars);
         std::vector<std::string> pos;
         for (const ir::PatternItem &p : eq.pattern) {
-            if (p.kind == ir::PatternItem::Constant) pos.push_back(std::to_string(p.offset));
+            if (p.kind == ir::PatternItem::Constant)
+                pos.push_back(std::to_string(p.offset));
             else if (p.var >= 0 && p.var < static_cast<int>(names.size()))
-                pos.push_back(names[p.var] +
-                              (p.kind == ir::PatternItem::Shift ? "+" + std::to_string(p.offset) : ""));
-            else pos.push_back("?");
+                pos.push_back(names[p.var] + (p.kind == ir::PatternItem::Shift ? "+" + std::to_string(p.offset) : ""));
+            else
+                pos.push_back("?");
         }
         std::string who = t.name + (pos.empty() ? "" : "[" + join(pos) + "]");
         std::string at = " at " + loc_text(eq.loc);
@@ -121,8 +122,8 @@ private:
     }
 
     /* Rules 3 and 4 over one body DAG of a consumer with variables "vars". */
-    void body(const std::string &who, const std::vector<int> &vars,
-              const std::vector<std::string> &names, const ir::Node *root) {
+    void body(const std::string &who, const std::vector<int> &vars, const std::vector<std::string> &names,
+              const ir::Node *root) {
         std::set<const ir::Node *> seen;
         std::function<void(const ir::Node *)> walk = [&](const ir::Node *x) {
             if (!x || !seen.insert(x).second) return;
@@ -132,9 +133,7 @@ private:
                 bool dyn = type_uses(x->type, iv);
                 for (const ir::SpatialIndex &s : x->sindex)
                     dyn = dyn || index_uses(s.lo.get(), iv) || index_uses(s.hi.get(), iv);
-                if (dyn)
-                    fail(vars[v], who + " at " + loc_text(x->loc) + " has an extent that depends on " +
-                                      names[v]);
+                if (dyn) fail(vars[v], who + " at " + loc_text(x->loc) + " has an extent that depends on " + names[v]);
             }
             for (const ir::NodePtr &a : x->args) walk(a.get());
             for (const ir::SpatialIndex &s : x->sindex) walk(s.value.get());
@@ -142,16 +141,17 @@ private:
         walk(root);
     }
 
-    void read(const std::string &who, const std::vector<int> &vars,
-              const std::vector<std::string> &names, const ir::Node &r) {
+    void read(const std::string &who, const std::vector<int> &vars, const std::vector<std::string> &names,
+              const ir::Node &r) {
         if (r.tensor < 0 || r.tensor >= static_cast<int>(prog_.tensors.size())) return;
         const ir::Tensor &p = prog_.tensors[r.tensor];
         std::string text = p.name;
         if (!r.index.empty()) {
             std::vector<std::string> ix;
             for (const ir::ReadIndex &i : r.index)
-                ix.push_back(i.is_slice ? ir::index_expr_compact(*i.lo, names) + ":" + ir::index_expr_compact(*i.hi, names)
-                                        : ir::index_expr_compact(*i.point, names));
+                ix.push_back(i.is_slice
+                                 ? ir::index_expr_compact(*i.lo, names) + ":" + ir::index_expr_compact(*i.hi, names)
+                                 : ir::index_expr_compact(*i.point, names));
             text += "[" + join(ix) + "]";
         }
         std::string prefix = who + " reads " + text + " at " + loc_text(r.loc);
@@ -166,14 +166,15 @@ private:
                 bool uses = i.is_slice ? index_uses(i.lo.get(), iv) || index_uses(i.hi.get(), iv)
                                        : index_uses(i.point.get(), iv);
                 if (static_cast<int>(k) == own) {
-                    if (i.is_slice) fail(dim, prefix + " (a slice over " + dn + ")");
+                    if (i.is_slice)
+                        fail(dim, prefix + " (a slice over " + dn + ")");
                     else if (!i.point || !is_plain_var(*i.point, iv))
                         fail(dim, prefix + " (" + dn + " is not mapped to itself: carried dependence)");
                 } else if (uses) {
                     std::string pd = k < p.dims.size() ? prog_.dims[p.dims[k]].name : "?";
-                    fail(dim, prefix + (i.is_slice ? " (the slice of " + p.name + "'s dim " + pd +
-                                                         " depends on " + dn + ")"
-                                                   : " (" + dn + " indexes " + p.name + "'s dim " + pd + ")"));
+                    fail(dim,
+                         prefix + (i.is_slice ? " (the slice of " + p.name + "'s dim " + pd + " depends on " + dn + ")"
+                                              : " (" + dn + " indexes " + p.name + "'s dim " + pd + ")"));
                 }
             }
         }

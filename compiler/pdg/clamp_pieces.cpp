@@ -17,14 +17,11 @@
 namespace trlc {
 namespace {
 
-bool has_clamp(const ir::IndexExpr *e) {
-    return e && e->kind != ir::IndexExpr::Aff;
-}
+bool has_clamp(const ir::IndexExpr *e) { return e && e->kind != ir::IndexExpr::Aff; }
 
 /* "parts" refined by the piece domains of "pw": every nonempty intersection of a part with a
  * piece, parts in order, pieces in isl's order within each part. */
-std::vector<isl::set> refine(const std::vector<isl::set> &parts, const isl::pw_aff &pw,
-                             const isl::set &context) {
+std::vector<isl::set> refine(const std::vector<isl::set> &parts, const isl::pw_aff &pw, const isl::set &context) {
     std::vector<isl::set> pieces;
     pw.foreach_piece([&](isl::set dom, isl::multi_aff) { pieces.push_back(dom); });
     std::vector<isl::set> out;

@@ -66,9 +66,12 @@ int restrict_to_needed_points(Pdg &pdg) {
             if (cyclic && !whole)  // all or nothing: the members need each other
                 for (const isl::set &d : demand)
                     if (!concrete(g, d).is_empty()) whole = true;
-            if (whole) live[v] = x.domain;
-            else if (cyclic) live[v] = x.domain.subtract(x.domain);  // nothing outside needs it
-            else live[v] = demand[k];
+            if (whole)
+                live[v] = x.domain;
+            else if (cyclic)
+                live[v] = x.domain.subtract(x.domain);  // nothing outside needs it
+            else
+                live[v] = demand[k];
         }
     }
 

@@ -58,23 +58,24 @@ std::string type_str(const ir::Type &t) {
     s += "[";
     for (size_t i = 0; i < t.shape.size(); ++i) {
         s += i ? ", " : "";
-        s += t.shape[i].is_static() ? std::to_string(t.shape[i].max_value)
-                                    : "<=" + std::to_string(t.shape[i].max_value);
+        s +=
+            t.shape[i].is_static() ? std::to_string(t.shape[i].max_value) : "<=" + std::to_string(t.shape[i].max_value);
     }
     return s + "]";
 }
 
 /* The read as written, rebuilt from the IR: "x[t+1]", "r[t:min(t+3, 12)]", "w". */
-std::string read_text(const ir::Program &prog, const ir::Node &n,
-                      const std::vector<std::string> &vars) {
+std::string read_text(const ir::Program &prog, const ir::Node &n, const std::vector<std::string> &vars) {
     std::string s = prog.tensors.at(n.tensor).name;
     if (n.index.empty()) return s;
     s += "[";
     for (size_t k = 0; k < n.index.size(); ++k) {
         const ir::ReadIndex &ix = n.index[k];
         s += k ? ", " : "";
-        if (ix.is_slice) s += ir::index_expr_compact(*ix.lo, vars) + ":" + ir::index_expr_compact(*ix.hi, vars);
-        else s += ir::index_expr_compact(*ix.point, vars);
+        if (ix.is_slice)
+            s += ir::index_expr_compact(*ix.lo, vars) + ":" + ir::index_expr_compact(*ix.hi, vars);
+        else
+            s += ir::index_expr_compact(*ix.point, vars);
     }
     return s + "]";
 }
@@ -232,16 +233,12 @@ private:
         for (PdgEquation &e : eqs) e.effective = e.effective.coalesce();
         for (size_t j = 0; j < eqs.size(); ++j) {
             for (size_t i = 0; i < j; ++i) {
-                if (more_specific(eqs[i].spec, eqs[j].spec) ||
-                    more_specific(eqs[j].spec, eqs[i].spec))
-                    continue;
-                isl::set both = eqs[i].effective.intersect(eqs[j].effective)
-                                    .intersect_params(g_.context);
+                if (more_specific(eqs[i].spec, eqs[j].spec) || more_specific(eqs[j].spec, eqs[i].spec)) continue;
+                isl::set both = eqs[i].effective.intersect(eqs[j].effective).intersect_params(g_.context);
                 if (both.is_empty()) continue;
                 diag_.error(eqs[j].loc, "ambiguous definitions of " + n.name + ": the equations at " +
-                                            loc_string(eqs[i].loc) + " and " +
-                                            loc_string(eqs[j].loc) + " both define " + n.name +
-                                            " at " + describe_points(g_, both, n.dim_names));
+                                            loc_string(eqs[i].loc) + " and " + loc_string(eqs[j].loc) +
+                                            " both define " + n.name + " at " + describe_points(g_, both, n.dim_names));
                 diag_.note(eqs[i].loc, "the other definition of " + n.name + " is here");
                 break;  // one report per equation
             }
@@ -287,12 +284,10 @@ private:
         PdgEquation &eq = consumer.equations[eq_index];
         isl::space psp = set_space(g_, producer.tuple, producer.dim_names);
         isl::map reads = read_map(eq.vars, psp, r.index);
-        isl::map access =
-            eq.pattern.reverse().apply_range(reads).intersect_domain(eq.effective).coalesce();
+        isl::map access = eq.pattern.reverse().apply_range(reads).intersect_domain(eq.effective).coalesce();
         std::vector<std::string> out = producer.dim_names;
         for (std::string &o : out)
-            while (std::find(consumer.dim_names.begin(), consumer.dim_names.end(), o) !=
-                   consumer.dim_names.end())
+            while (std::find(consumer.dim_names.begin(), consumer.dim_names.end(), o) != consumer.dim_names.end())
                 o += "'";
         PdgEdge e;
         e.consumer = node;

@@ -55,14 +55,14 @@ struct PdgEquation {
 /** A PDG node: a tensor, or an output (emit / save) that only consumes. */
 struct PdgNode {
     enum Kind { Tensor, Emit, Save } kind = Tensor;
-    std::string name;        // tensor name; `emit "loss"`; `save "w.npy"`
-    std::string tuple;       // isl tuple name (tensor name; emit_loss; save_0)
-    int ir_index = -1;       // index into Program::tensors / emits / saves
+    std::string name;   // tensor name; `emit "loss"`; `save "w.npy"`
+    std::string tuple;  // isl tuple name (tensor name; emit_loss; save_0)
+    int ir_index = -1;  // index into Program::tensors / emits / saves
     std::vector<std::string> dim_names;
     Loc loc;
-    std::string dtype;                // "f32", … ; "tuple" for a tuple type
-    std::string type;                 // "f32[4]", "(f32, i32)"
-    std::vector<int64_t> shape;       // static extents (max for dynamic ones)
+    std::string dtype;           // "f32", … ; "tuple" for a tuple type
+    std::string type;            // "f32[4]", "(f32, i32)"
+    std::vector<int64_t> shape;  // static extents (max for dynamic ones)
     bool is_load = false;
     /** { x[t] : ... } every defined point: the union of the equations' images
      *  (a load defines its whole box; an output's domain is its variable box). */
@@ -85,12 +85,12 @@ struct PdgEdge {
 };
 
 struct PdgImpl {
-    IslContext isl;  // first member: destroyed after every isl object below
+    IslContext isl;                                       // first member: destroyed after every isl object below
     std::vector<std::pair<std::string, int64_t>> params;  // bound name → value, sorted
     /** [T] -> { : T = 8 } */
     isl::set context;
     std::vector<std::string> program_dims;  // Program::dims names, in order (batch-axis printing)
-    std::vector<PdgNode> nodes;  // tensors in definition order, then emits, then saves
+    std::vector<PdgNode> nodes;             // tensors in definition order, then emits, then saves
     std::vector<PdgEdge> edges;
 };
 
@@ -116,8 +116,7 @@ std::string map_to_string(const PdgImpl &g, const isl::map &m);
 /** Describe a (concrete, nonempty) point set for a message, with "names" for
  *  its dims: "t = 8", "t in [0, 7]", "(b, t) = (0, 8)", "b in [0, 3], t in [8, 8]",
  *  "t in [0, 2] or t in [4, 7]", else isl text. */
-std::string describe_points(const PdgImpl &g, const isl::set &s,
-                            const std::vector<std::string> &names);
+std::string describe_points(const PdgImpl &g, const isl::set &s, const std::vector<std::string> &names);
 
 /** Tarjan's strongly connected components of the graph of "n" nodes with successor lists
  *  "succ", each sorted, in the order Tarjan completes them: a component comes after every

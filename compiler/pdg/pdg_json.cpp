@@ -89,14 +89,10 @@ std::string to_json(const Pdg &pdg, const std::vector<bool> *batch_dims) {
                          {"loc", loc_string(e.loc)},
                          {"access", map_to_string(g, e.access)}});
     std::stable_sort(edges.begin(), edges.end(), [](const auto &a, const auto &b) {
-        return std::make_tuple(a["from"].template get<std::string>(),
-                               a["to"].template get<std::string>(),
-                               a["read"].template get<std::string>(),
-                               a["access"].template get<std::string>()) <
-               std::make_tuple(b["from"].template get<std::string>(),
-                               b["to"].template get<std::string>(),
-                               b["read"].template get<std::string>(),
-                               b["access"].template get<std::string>());
+        return std::make_tuple(a["from"].template get<std::string>(), a["to"].template get<std::string>(),
+                               a["read"].template get<std::string>(), a["access"].template get<std::string>()) <
+               std::make_tuple(b["from"].template get<std::string>(), b["to"].template get<std::string>(),
+                               b["read"].template get<std::string>(), b["access"].template get<std::string>());
     });
     doc["edges"] = edges;
     if (batch_dims) doc["batch_axes"] = batch_dim_names(pdg, *batch_dims);
@@ -107,8 +103,6 @@ std::string to_json(const Pdg &pdg, const std::vector<bool> *batch_dims) {
 
 std::string pdg_to_json(const Pdg &pdg) { return to_json(pdg, nullptr); }
 
-std::string pdg_to_json(const Pdg &pdg, const std::vector<bool> &batch_dims) {
-    return to_json(pdg, &batch_dims);
-}
+std::string pdg_to_json(const Pdg &pdg, const std::vector<bool> &batch_dims) { return to_json(pdg, &batch_dims); }
 
 }  // namespace trlc

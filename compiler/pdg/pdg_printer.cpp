@@ -36,8 +36,7 @@ std::vector<int> sorted_nodes(const PdgImpl &g) {
     return order;
 }
 
-std::vector<int> sorted_edges(const PdgImpl &g, const PdgEquation &eq,
-                              std::vector<std::string> *texts) {
+std::vector<int> sorted_edges(const PdgImpl &g, const PdgEquation &eq, std::vector<std::string> *texts) {
     std::vector<std::pair<std::string, int>> lines;
     for (int e : eq.edges) {
         const PdgEdge &edge = g.edges[e];
@@ -78,18 +77,18 @@ void print_pdg(const Pdg &pdg, std::ostream &out) {
     out << "context: " << isl_text(g.context) << "\n";
     for (int i : sorted_nodes(g)) {
         const PdgNode &n = g.nodes[i];
-        if (n.kind == PdgNode::Tensor) out << "tensor " << n.name << " : " << n.type << "\n";
-        else out << n.name << "\n";
+        if (n.kind == PdgNode::Tensor)
+            out << "tensor " << n.name << " : " << n.type << "\n";
+        else
+            out << n.name << "\n";
         out << "  domain: " << set_to_string(g, n.domain) << "\n";
         for (const PdgEquation &eq : n.equations) {
             if (n.kind == PdgNode::Tensor && !eq.synthetic)
-                out << "  equation @" << loc_string(eq.loc) << ": "
-                    << set_to_string(g, eq.effective) << "\n";
+                out << "  equation @" << loc_string(eq.loc) << ": " << set_to_string(g, eq.effective) << "\n";
             isl::set over = eq.image.subtract(eq.effective);
             if (eq.dead) over = over.subtract(*eq.dead);
             if (!concrete(g, over).is_empty()) out << "    overridden: " << set_to_string(g, over) << "\n";
-            if (eq.dead && !concrete(g, *eq.dead).is_empty())
-                out << "    dead: " << set_to_string(g, *eq.dead) << "\n";
+            if (eq.dead && !concrete(g, *eq.dead).is_empty()) out << "    dead: " << set_to_string(g, *eq.dead) << "\n";
             std::vector<std::string> texts;
             sorted_edges(g, eq, &texts);
             for (const std::string &t : texts) out << "    " << t << "\n";
@@ -118,8 +117,7 @@ void print_pdg(const Pdg &pdg, std::ostream &out, const std::vector<bool> &batch
         for (const std::string &d : n.dim_names)
             if (batch.count(d)) dims += (dims.empty() ? "" : ", ") + d;
         if (dims.empty()) continue;
-        out << "  " << (n.kind == PdgNode::Tensor ? "tensor " : "") << n.name << ": batch " << dims
-            << "\n";
+        out << "  " << (n.kind == PdgNode::Tensor ? "tensor " : "") << n.name << ": batch " << dims << "\n";
     }
     print_pdg(pdg, out);
 }
@@ -144,8 +142,8 @@ void print_pdg_dot(const Pdg &pdg, std::ostream &out) {
             for (int e : sorted_edges(g, eq, &texts)) {
                 const PdgEdge &edge = g.edges[e];
                 edges.push_back("  \"" + dot_escape(g.nodes[edge.consumer].name) + "\" -> \"" +
-                                dot_escape(g.nodes[edge.producer].name) + "\" [label=\"" +
-                                dot_escape(edge.text) + "\"];");
+                                dot_escape(g.nodes[edge.producer].name) + "\" [label=\"" + dot_escape(edge.text) +
+                                "\"];");
             }
         }
     for (const std::string &e : edges) out << e << "\n";

@@ -26,9 +26,7 @@ IslContext::IslContext() : raw_(isl_ctx_alloc()) {
 
 IslContext::~IslContext() { isl_ctx_free(raw_); }
 
-std::string loc_string(const Loc &loc) {
-    return std::to_string(loc.line) + ":" + std::to_string(loc.col);
-}
+std::string loc_string(const Loc &loc) { return std::to_string(loc.line) + ":" + std::to_string(loc.col); }
 
 // ---- building -------------------------------------------------------------------------
 
@@ -38,14 +36,12 @@ isl::space param_space(const PdgImpl &g) {
     return sp;
 }
 
-isl::space set_space(const PdgImpl &g, const std::string &tuple,
-                     const std::vector<std::string> &names) {
+isl::space set_space(const PdgImpl &g, const std::string &tuple, const std::vector<std::string> &names) {
     isl::space sp = param_space(g);
     unsigned n = static_cast<unsigned>(names.size());
     sp = tuple.empty() ? sp.add_unnamed_tuple(n) : sp.add_named_tuple(tuple, n);
     isl_space *raw = sp.release();
-    for (unsigned i = 0; i < n; ++i)
-        raw = isl_space_set_dim_name(raw, isl_dim_set, i, names[i].c_str());
+    for (unsigned i = 0; i < n; ++i) raw = isl_space_set_dim_name(raw, isl_dim_set, i, names[i].c_str());
     return isl::manage(raw);
 }
 
@@ -99,24 +95,20 @@ isl::set guard_to_set(const isl::space &space, const ir::Guard *g, int nvars) {
         case ir::BinaryOp::Ge: return l.ge_set(r);
         case ir::BinaryOp::Eq: return l.eq_set(r);
         case ir::BinaryOp::Ne: return l.ne_set(r);
-        default: internal_error("guard comparison with a non-comparison operator", __FILE__,
-                                __LINE__);
+        default: internal_error("guard comparison with a non-comparison operator", __FILE__, __LINE__);
         }
     }
     case ir::Guard::And:
         return guard_to_set(space, g->a.get(), nvars).intersect(guard_to_set(space, g->b.get(), nvars));
-    case ir::Guard::Or:
-        return guard_to_set(space, g->a.get(), nvars).unite(guard_to_set(space, g->b.get(), nvars));
-    case ir::Guard::Not:
-        return space.universe_set().subtract(guard_to_set(space, g->a.get(), nvars));
+    case ir::Guard::Or: return guard_to_set(space, g->a.get(), nvars).unite(guard_to_set(space, g->b.get(), nvars));
+    case ir::Guard::Not: return space.universe_set().subtract(guard_to_set(space, g->a.get(), nvars));
     }
     internal_error("bad guard kind", __FILE__, __LINE__);
 }
 
 /* Return { [v] : 0 <= v_i < bound_i and guard } where each bound is the
  * parameter of its bound name when the program has one, else its value. */
-isl::set var_domain(const PdgImpl &g, const ir::Program &prog, const std::vector<int> &vars,
-                    const ir::Guard *guard) {
+isl::set var_domain(const PdgImpl &g, const ir::Program &prog, const std::vector<int> &vars, const ir::Guard *guard) {
     std::vector<std::string> names;
     for (int d : vars) names.push_back(prog.dims.at(d).name);
     isl::space sp = set_space(g, "", names);
@@ -124,10 +116,9 @@ isl::set var_domain(const PdgImpl &g, const ir::Program &prog, const std::vector
     for (size_t i = 0; i < vars.size(); ++i) {
         const ir::Dim &dim = prog.dims.at(vars[i]);
         isl::pw_aff v(var_aff(sp, static_cast<int>(i)));
-        bool is_param = std::any_of(g.params.begin(), g.params.end(),
-                                    [&](const auto &p) { return p.first == dim.bound_name; });
-        isl::pw_aff bound(is_param ? sp.param_aff_on_domain(dim.bound_name)
-                                   : const_aff(sp, dim.bound));
+        bool is_param =
+            std::any_of(g.params.begin(), g.params.end(), [&](const auto &p) { return p.first == dim.bound_name; });
+        isl::pw_aff bound(is_param ? sp.param_aff_on_domain(dim.bound_name) : const_aff(sp, dim.bound));
         s = s.intersect(v.ge_set(isl::pw_aff(const_aff(sp, 0)))).intersect(v.lt_set(bound));
     }
     return s.intersect(guard_to_set(sp, guard, static_cast<int>(vars.size())));
@@ -153,8 +144,7 @@ isl::map pattern_map(const isl::set &vars, const isl::space &tensor_space,
 
 /* Return { [v] -> x[p] } for the domain indices of a Read node: a point index
  * gives p_k = index(v) (piecewise for min/max), a slice lo(v) <= p_k < hi(v). */
-isl::map read_map(const isl::set &vars, const isl::space &producer_space,
-                  const std::vector<ir::ReadIndex> &index) {
+isl::map read_map(const isl::set &vars, const isl::space &producer_space, const std::vector<ir::ReadIndex> &index) {
     int nv = static_cast<int>(unsigned(vars.tuple_dim()));
     isl::space w = map_space(vars.space(), producer_space).wrap();
     isl::set s = w.universe_set();
@@ -173,8 +163,7 @@ isl::map read_map(const isl::set &vars, const isl::space &producer_space,
     return s.unwrap().intersect_domain(vars);
 }
 
-isl::map rename_map_dims(isl::map m, const std::vector<std::string> &in,
-                         const std::vector<std::string> &out) {
+isl::map rename_map_dims(isl::map m, const std::vector<std::string> &in, const std::vector<std::string> &out) {
     isl_map *raw = m.release();
     for (size_t i = 0; i < in.size(); ++i)
         raw = isl_map_set_dim_name(raw, isl_dim_in, static_cast<unsigned>(i), in[i].c_str());
@@ -240,8 +229,7 @@ bool is_box(const isl::set &s, std::vector<std::pair<int64_t, int64_t>> *ranges)
     return isl::manage(box).is_subset(s);
 }
 
-std::string describe_box(const std::vector<std::pair<int64_t, int64_t>> &r,
-                         const std::vector<std::string> &names) {
+std::string describe_box(const std::vector<std::pair<int64_t, int64_t>> &r, const std::vector<std::string> &names) {
     bool point = std::all_of(r.begin(), r.end(), [](const auto &x) { return x.first == x.second; });
     std::string out;
     if (point && r.size() == 1) return names[0] + " = " + std::to_string(r[0].first);
@@ -254,8 +242,8 @@ std::string describe_box(const std::vector<std::pair<int64_t, int64_t>> &r,
         return lhs + ") = " + rhs + ")";
     }
     for (size_t k = 0; k < r.size(); ++k)
-        out += (k ? ", " : "") + names[k] + " in [" + std::to_string(r[k].first) + ", " +
-               std::to_string(r[k].second) + "]";
+        out += (k ? ", " : "") + names[k] + " in [" + std::to_string(r[k].first) + ", " + std::to_string(r[k].second) +
+               "]";
     return out;
 }
 
@@ -317,8 +305,7 @@ std::vector<int64_t> first_point(const isl::set &s) {
     return out;
 }
 
-std::string describe_points(const PdgImpl &g, const isl::set &s,
-                            const std::vector<std::string> &names) {
+std::string describe_points(const PdgImpl &g, const isl::set &s, const std::vector<std::string> &names) {
     isl::set c = concrete(g, s);
     if (c.is_empty()) return "no point";
     if (names.empty()) return "the single point";

@@ -56,11 +56,9 @@ public:
         depth_ = 0;
         iters_ = 0;
         measure(root, 1);
-        isl_space *sp = isl_space_set_alloc(ctx_, static_cast<unsigned>(params_.size()),
-                                            static_cast<unsigned>(iters_));
+        isl_space *sp = isl_space_set_alloc(ctx_, static_cast<unsigned>(params_.size()), static_cast<unsigned>(iters_));
         for (size_t k = 0; k < params_.size(); ++k)
-            sp = isl_space_set_dim_name(sp, isl_dim_param, static_cast<unsigned>(k),
-                                        params_[k].c_str());
+            sp = isl_space_set_dim_name(sp, isl_dim_param, static_cast<unsigned>(k), params_[k].c_str());
         iter_space_ = isl::manage(sp);
         out_ = isl::union_map::empty(isl::ctx(ctx_));
         std::vector<std::pair<bool, int64_t>> path;  // (is iterator, var or constant)
@@ -86,14 +84,12 @@ private:
     }
 
     isl::pw_aff var(enum isl_dim_type type, int pos) const {
-        return isl::manage(
-            isl_pw_aff_from_aff(isl_aff_var_on_domain(ls(), type, static_cast<unsigned>(pos))));
+        return isl::manage(isl_pw_aff_from_aff(isl_aff_var_on_domain(ls(), type, static_cast<unsigned>(pos))));
     }
 
     int64_t int_of(const AstExpr &e) const {
         if (e.op == AstExpr::Int) return e.value;
-        if (e.op == AstExpr::Neg && e.args.size() == 1 && e.args[0]->op == AstExpr::Int)
-            return -e.args[0]->value;
+        if (e.op == AstExpr::Neg && e.args.size() == 1 && e.args[0]->op == AstExpr::Int) return -e.args[0]->value;
         throw Unsupported{"a non-constant divisor or factor"};
     }
 
@@ -112,8 +108,7 @@ private:
         case AstExpr::Sub: return arg(0).sub(arg(1));
         case AstExpr::Mul: {
             const AstExpr &a = *e.args.at(0), &b = *e.args.at(1);
-            bool a_const = a.op == AstExpr::Int ||
-                           (a.op == AstExpr::Neg && a.args.at(0)->op == AstExpr::Int);
+            bool a_const = a.op == AstExpr::Int || (a.op == AstExpr::Neg && a.args.at(0)->op == AstExpr::Int);
             if (a_const) return arg(1).scale(int_of(a));
             return arg(0).scale(int_of(b));
         }
@@ -127,16 +122,20 @@ private:
             if (m <= 0) throw Unsupported{"a modulo by a non-positive number"};
             return arg(0).mod(m);
         }
-        case AstExpr::Min: case AstExpr::Max: {
+        case AstExpr::Min:
+        case AstExpr::Max: {
             isl::pw_aff v = arg(0);
-            for (size_t k = 1; k < e.args.size(); ++k)
-                v = e.op == AstExpr::Min ? v.min(arg(k)) : v.max(arg(k));
+            for (size_t k = 1; k < e.args.size(); ++k) v = e.op == AstExpr::Min ? v.min(arg(k)) : v.max(arg(k));
             return v;
         }
         case AstExpr::Select: return cond(*e.args.at(0)).indicator_function().cond(arg(1), arg(2));
-        case AstExpr::Lt: case AstExpr::Le: case AstExpr::Gt: case AstExpr::Ge:
-        case AstExpr::Eq: case AstExpr::And: case AstExpr::Or:
-            return cond(e).indicator_function();
+        case AstExpr::Lt:
+        case AstExpr::Le:
+        case AstExpr::Gt:
+        case AstExpr::Ge:
+        case AstExpr::Eq:
+        case AstExpr::And:
+        case AstExpr::Or: return cond(e).indicator_function();
         }
         throw Unsupported{"an unknown expression"};
     }
@@ -160,8 +159,7 @@ private:
             for (const AstExprPtr &a : e.args) s = s.unite(cond(*a));
             return s;
         }
-        default:
-            return value(e).ne_set(constant(0));
+        default: return value(e).ne_set(constant(0));
         }
     }
 
@@ -201,18 +199,15 @@ private:
             // cond must be a prefix condition: no c past init where cond holds but not at c - step.
             isl::set outer = where;  // the loop's own iterator is free in "where"
             isl::set prev_false = c.complement().preimage(isl::manage(shift_var(v, -step)));
-            isl::set gap = outer.intersect(from).intersect(c).intersect(prev_false).intersect(
-                it.ge_set(init.add(constant(step))));
-            if (!gap.is_empty())
-                throw Unsupported{"a loop condition that is not an upper bound"};
+            isl::set gap =
+                outer.intersect(from).intersect(c).intersect(prev_false).intersect(it.ge_set(init.add(constant(step))));
+            if (!gap.is_empty()) throw Unsupported{"a loop condition that is not an upper bound"};
             path.push_back({true, n.var});
             walk(*n.children.at(0), where.intersect(from).intersect(c), path);
             path.pop_back();
             return;
         }
-        case LoopNode::User:
-            user(n, where, path);
-            return;
+        case LoopNode::User: user(n, where, path); return;
         }
     }
 
@@ -230,20 +225,15 @@ private:
         return isl_multi_aff_set_aff(ma, static_cast<int>(v), a);
     }
 
-    void user(const LoopNode &n, const isl::set &where,
-              const std::vector<std::pair<bool, int64_t>> &path) {
+    void user(const LoopNode &n, const isl::set &where, const std::vector<std::pair<bool, int64_t>> &path) {
         if (n.stmt < 0) return;
         const Statement &st = s_.statements.at(n.stmt);
         // iterators -> time
-        isl_space *tsp =
-            isl_space_map_from_domain_and_range(iter_space_.copy(), set_space(depth_));
+        isl_space *tsp = isl_space_map_from_domain_and_range(iter_space_.copy(), set_space(depth_));
         isl_multi_aff *time = isl_multi_aff_zero(tsp);
         for (size_t k = 0; k < path.size(); ++k) {
-            isl_aff *a = path[k].first
-                             ? isl_aff_var_on_domain(ls(), isl_dim_set,
-                                                     static_cast<unsigned>(path[k].second))
-                             : isl_aff_val_on_domain(
-                                   ls(), isl_val_int_from_si(ctx_, path[k].second));
+            isl_aff *a = path[k].first ? isl_aff_var_on_domain(ls(), isl_dim_set, static_cast<unsigned>(path[k].second))
+                                       : isl_aff_val_on_domain(ls(), isl_val_int_from_si(ctx_, path[k].second));
             time = isl_multi_aff_set_aff(time, static_cast<int>(k), a);
         }
         isl::map to_time = isl::manage(isl_map_from_multi_aff(time)).intersect_domain(where);
@@ -289,8 +279,7 @@ isl::map first_pair(const isl::map &m) {
 
 /** The time vector of point "p" under "times", as "[5, 1, 38, 0, 34, 0]". */
 std::string time_of(const isl::union_map &times, const isl::set &p) {
-    isl::set t = isl::manage(isl_set_from_union_set(
-        isl::union_set(p).apply(times).release()));
+    isl::set t = isl::manage(isl_set_from_union_set(isl::union_set(p).apply(times).release()));
     return point_text(t);
 }
 
@@ -307,14 +296,13 @@ isl::union_map loop_nest_schedule(const Schedule &s, const LoopNode &root, isl::
     }
 }
 
-std::string check_loop_nest_order(const Schedule &s, const LoopNode &root,
-                                  const isl::union_set &domain, const isl::union_map &flow,
+std::string check_loop_nest_order(const Schedule &s, const LoopNode &root, const isl::union_set &domain,
+                                  const isl::union_map &flow,
                                   const std::map<std::string, std::pair<int, int64_t>> &params) {
     std::vector<std::string> names;
     for (const auto &p : params) {
         if (p.second.first < 0) continue;
-        if (static_cast<size_t>(p.second.first) >= names.size())
-            names.resize(p.second.first + 1);
+        if (static_cast<size_t>(p.second.first) >= names.size()) names.resize(p.second.first + 1);
         names[p.second.first] = p.first;
     }
     for (size_t k = 0; k < names.size(); ++k)
@@ -327,9 +315,7 @@ std::string check_loop_nest_order(const Schedule &s, const LoopNode &root,
         return "isl's AST does not run exactly the domain: " +
                isl_text(ast.domain().subtract(domain).unite(domain.subtract(ast.domain())));
     if (!ast.is_single_valued()) return "isl's AST runs a statement instance more than once";
-    return first_unordered(flow, ast).is_null()
-               ? ""
-               : "isl's AST breaks a flow dependence at some value of the bounds";
+    return first_unordered(flow, ast).is_null() ? "" : "isl's AST breaks a flow dependence at some value of the bounds";
 }
 
 std::string check_loop_nest_order(const Schedule &s) {
@@ -344,8 +330,7 @@ std::string check_loop_nest_order(const Schedule &s) {
         return "isl's AST runs instances outside the statement domain: " +
                sorted_union_text(isl_text(ran.subtract(im.domain).coalesce()));
     if (!im.domain.is_subset(ran))
-        return "isl's AST never runs " +
-               sorted_union_text(isl_text(im.domain.subtract(ran).coalesce()));
+        return "isl's AST never runs " + sorted_union_text(isl_text(im.domain.subtract(ran).coalesce()));
     if (!ast.is_single_valued()) return "isl's AST runs a statement instance more than once";
     if (first_unordered(im.flow, ast).is_null()) return "";
     // Name the first violated dependence, in statement order.
@@ -353,18 +338,16 @@ std::string check_loop_nest_order(const Schedule &s) {
         isl::union_map ap = ast.intersect_domain(isl::union_set(im.stmt_domain[d.src]));
         isl::union_map ac = ast.intersect_domain(isl::union_set(im.stmt_domain[d.dst]));
         isl::union_map ge = isl::union_map::empty(ctx);
-        ap.range().foreach_set([&](isl::set t) {
-            ge = ge.unite(isl::union_map(isl::manage(isl_map_lex_ge(t.space().release()))));
-        });
-        isl::union_map bad = isl::union_map(d.rel).intersect(
-            ap.apply_range(ge).apply_range(ac.reverse()));
+        ap.range().foreach_set(
+            [&](isl::set t) { ge = ge.unite(isl::union_map(isl::manage(isl_map_lex_ge(t.space().release())))); });
+        isl::union_map bad = isl::union_map(d.rel).intersect(ap.apply_range(ge).apply_range(ac.reverse()));
         if (bad.is_empty()) continue;
         isl::map b = isl::manage(isl_map_from_union_map(bad.release()));
         isl::map pc = first_pair(b);
         std::string p = point_text(pc.domain()), c = point_text(pc.range());
-        return "isl's AST runs " + c + " before " + p + " which it reads (the schedule map " +
-               "orders " + p + " at " + time_of(im.schedule_map, pc.domain()) + " before " + c +
-               " at " + time_of(im.schedule_map, pc.range()) + ")";
+        return "isl's AST runs " + c + " before " + p + " which it reads (the schedule map " + "orders " + p + " at " +
+               time_of(im.schedule_map, pc.domain()) + " before " + c + " at " + time_of(im.schedule_map, pc.range()) +
+               ")";
     }
     return "isl's AST breaks a flow dependence";
 }

@@ -30,11 +30,9 @@ class Converter {
 public:
     /** "params": isl parameter name → Program::bounds index and compiled value (a parametric
      *  AST reads them as AstExpr::Bound). */
-    explicit Converter(const Schedule &s,
-                       std::map<std::string, std::pair<int, int64_t>> params = {})
+    explicit Converter(const Schedule &s, std::map<std::string, std::pair<int, int64_t>> params = {})
         : params_(std::move(params)) {
-        for (size_t i = 0; i < s.statements.size(); ++i)
-            stmt_index_[s.statements[i].name] = static_cast<int>(i);
+        for (size_t i = 0; i < s.statements.size(); ++i) stmt_index_[s.statements[i].name] = static_cast<int>(i);
     }
 
     LoopNodePtr node(isl_ast_node *n) {
@@ -113,8 +111,7 @@ public:
             isl_ast_expr_free(call);
             break;
         }
-        default:
-            TRLC_ASSERT(false) << "unexpected isl AST node type";
+        default: TRLC_ASSERT(false) << "unexpected isl AST node type";
         }
         return out;
     }
@@ -163,32 +160,33 @@ private:
             out->var = iterator(e);
             return out;
         }
-        case isl_ast_expr_op:
-            break;
-        default:
-            TRLC_ASSERT(false) << "unexpected isl AST expression";
+        case isl_ast_expr_op: break;
+        default: TRLC_ASSERT(false) << "unexpected isl AST expression";
         }
         switch (isl_ast_expr_op_get_type(e)) {
-        case isl_ast_expr_op_and: case isl_ast_expr_op_and_then: out->op = AstExpr::And; break;
-        case isl_ast_expr_op_or: case isl_ast_expr_op_or_else: out->op = AstExpr::Or; break;
+        case isl_ast_expr_op_and:
+        case isl_ast_expr_op_and_then: out->op = AstExpr::And; break;
+        case isl_ast_expr_op_or:
+        case isl_ast_expr_op_or_else: out->op = AstExpr::Or; break;
         case isl_ast_expr_op_max: out->op = AstExpr::Max; break;
         case isl_ast_expr_op_min: out->op = AstExpr::Min; break;
         case isl_ast_expr_op_minus: out->op = AstExpr::Neg; break;
         case isl_ast_expr_op_add: out->op = AstExpr::Add; break;
         case isl_ast_expr_op_sub: out->op = AstExpr::Sub; break;
         case isl_ast_expr_op_mul: out->op = AstExpr::Mul; break;
-        case isl_ast_expr_op_div: case isl_ast_expr_op_fdiv_q: case isl_ast_expr_op_pdiv_q:
-            out->op = AstExpr::FloorDiv;
-            break;
-        case isl_ast_expr_op_pdiv_r: case isl_ast_expr_op_zdiv_r: out->op = AstExpr::Mod; break;
-        case isl_ast_expr_op_cond: case isl_ast_expr_op_select: out->op = AstExpr::Select; break;
+        case isl_ast_expr_op_div:
+        case isl_ast_expr_op_fdiv_q:
+        case isl_ast_expr_op_pdiv_q: out->op = AstExpr::FloorDiv; break;
+        case isl_ast_expr_op_pdiv_r:
+        case isl_ast_expr_op_zdiv_r: out->op = AstExpr::Mod; break;
+        case isl_ast_expr_op_cond:
+        case isl_ast_expr_op_select: out->op = AstExpr::Select; break;
         case isl_ast_expr_op_eq: out->op = AstExpr::Eq; break;
         case isl_ast_expr_op_le: out->op = AstExpr::Le; break;
         case isl_ast_expr_op_lt: out->op = AstExpr::Lt; break;
         case isl_ast_expr_op_ge: out->op = AstExpr::Ge; break;
         case isl_ast_expr_op_gt: out->op = AstExpr::Gt; break;
-        default:
-            TRLC_ASSERT(false) << "unexpected isl AST operation";
+        default: TRLC_ASSERT(false) << "unexpected isl AST operation";
         }
         isl_size n = isl_ast_expr_op_get_n_arg(e);
         for (isl_size i = 0; i < n; ++i) out->args.push_back(take(isl_ast_expr_op_get_arg(e, i)));
@@ -214,8 +212,7 @@ isl_schedule *separate_bands(isl_schedule *sched) {
             if (isl_schedule_node_get_type(node) != isl_schedule_node_band) return node;
             isl_size n = isl_schedule_node_band_n_member(node);
             for (isl_size k = 0; k < n; ++k)
-                node = isl_schedule_node_band_member_set_ast_loop_type(node, k,
-                                                                       isl_ast_loop_separate);
+                node = isl_schedule_node_band_member_set_ast_loop_type(node, k, isl_ast_loop_separate);
             return node;
         },
         nullptr);
@@ -283,10 +280,10 @@ int64_t eval_ast_expr(const AstExpr &e, const std::vector<int64_t> &it) {
         int64_t r = a(0) % m;
         return r != 0 && ((r < 0) != (m < 0)) ? r + m : r;
     }
-    case AstExpr::Min: case AstExpr::Max: {
+    case AstExpr::Min:
+    case AstExpr::Max: {
         int64_t v = a(0);
-        for (size_t k = 1; k < e.args.size(); ++k)
-            v = e.op == AstExpr::Min ? std::min(v, a(k)) : std::max(v, a(k));
+        for (size_t k = 1; k < e.args.size(); ++k) v = e.op == AstExpr::Min ? std::min(v, a(k)) : std::max(v, a(k));
         return v;
     }
     case AstExpr::Select: return a(0) ? a(1) : a(2);
@@ -309,8 +306,7 @@ int64_t eval_ast_expr(const AstExpr &e, const std::vector<int64_t> &it) {
     return 0;
 }
 
-void for_each_instance(const Schedule &s,
-                       const std::function<void(int, const std::vector<int64_t> &)> &fn) {
+void for_each_instance(const Schedule &s, const std::function<void(int, const std::vector<int64_t> &)> &fn) {
     std::vector<int64_t> it(s.num_iterators, 0);
     std::vector<int64_t> coords;
     std::function<void(const LoopNode &)> walk = [&](const LoopNode &n) {
@@ -321,8 +317,10 @@ void for_each_instance(const Schedule &s,
                 for (const LoopNodePtr &c : n.children) walk(*c);
             break;
         case LoopNode::If:
-            if (eval_ast_expr(*n.if_cond, it)) walk(*n.children.at(0));
-            else if (n.children.size() > 1) walk(*n.children[1]);
+            if (eval_ast_expr(*n.if_cond, it))
+                walk(*n.children.at(0));
+            else if (n.children.size() > 1)
+                walk(*n.children[1]);
             break;
         case LoopNode::Block:
             for (const LoopNodePtr &c : n.children) walk(*c);

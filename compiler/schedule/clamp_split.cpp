@@ -135,8 +135,8 @@ std::vector<StatementSplit> plan_splits(const PdgImpl &g, const Schedule &s) {
                         if (!both.is_empty()) refined.push_back(both);
                     }
                 if (refined.size() > static_cast<size_t>(kClampSplitMaxPieces)) {
-                    r.why_not = "splitting at it too would make more than " +
-                                std::to_string(kClampSplitMaxPieces) + " pieces";
+                    r.why_not =
+                        "splitting at it too would make more than " + std::to_string(kClampSplitMaxPieces) + " pieces";
                 } else {
                     r.split = refined.size() > sp.parts.size();
                     if (!r.split) r.why_not = "its branches are those of reads before it";
@@ -164,8 +164,8 @@ std::string describe_pieces(const PdgImpl &g, const ClampedRead &r, const PdgNod
 }
 
 /* The error when no schedule exists even split (or nothing could be split). */
-void report(const PdgImpl &g, const Schedule &s, const std::vector<StatementSplit> &splits,
-            bool over_budget, Diagnostics &diag) {
+void report(const PdgImpl &g, const Schedule &s, const std::vector<StatementSplit> &splits, bool over_budget,
+            Diagnostics &diag) {
     std::vector<std::pair<const StatementSplit *, const ClampedRead *>> clamped;
     for (const StatementSplit &sp : splits)
         for (const ClampedRead &r : sp.reads) clamped.push_back({&sp, &r});
@@ -191,27 +191,27 @@ void report(const PdgImpl &g, const Schedule &s, const std::vector<StatementSpli
         return;
     }
     // The reads left whole (past the cap, along a batch dim) first: the likelier cause.
-    std::stable_partition(clamped.begin(), clamped.end(),
-                          [](const auto &c) { return !c.second->split; });
+    std::stable_partition(clamped.begin(), clamped.end(), [](const auto &c) { return !c.second->split; });
     size_t nsplit = 0;
     for (const StatementSplit &sp : splits) nsplit += sp.parts.size() > 1 ? 1 : 0;
     const ClampedRead &first = *clamped.front().second;
     const PdgEdge &fe = g.edges.at(first.edge);
-    std::string what = nsplit ? "even with " + std::to_string(nsplit) + " statement" +
-                                    (nsplit == 1 ? "" : "s") +
+    std::string what = nsplit ? "even with " + std::to_string(nsplit) + " statement" + (nsplit == 1 ? "" : "s") +
                                     " split where its clamped reads change branch"
                               : "and no statement could be split at its clamped reads";
     diag.error(fe.loc, "no schedule found: isl found no affine schedule of the statements under "
-                       "their dependences, " + what + "; the dependences are acyclic (checked), "
-                       "so a clamped read such as " + fe.text + " may need a piecewise schedule");
+                       "their dependences, " +
+                           what +
+                           "; the dependences are acyclic (checked), "
+                           "so a clamped read such as " +
+                           fe.text + " may need a piecewise schedule");
     if (over_budget)
         diag.note(fe.loc, "isl's scheduler ran over its budget of pivots per ILP on the split "
                           "statements");
     const PdgNode &fn = g.nodes.at(clamped.front().first->node);
-    diag.note(fe.loc, "workaround: " + fe.text + " changes branch between " +
-                          describe_pieces(g, first, fn) +
-                          (first.split ? "" : " (not split: " + first.why_not + ")") + "; give " +
-                          fn.name + " one equation per branch, each with a `when` guard and an "
+    diag.note(fe.loc, "workaround: " + fe.text + " changes branch between " + describe_pieces(g, first, fn) +
+                          (first.split ? "" : " (not split: " + first.why_not + ")") + "; give " + fn.name +
+                          " one equation per branch, each with a `when` guard and an "
                           "affine index in place of the clamp, reading the same points");
     const size_t kShown = 6;
     for (size_t k = 1; k < clamped.size() && k < kShown; ++k) {
@@ -231,8 +231,7 @@ void report(const PdgImpl &g, const Schedule &s, const std::vector<StatementSpli
  * statements through "rename" (original -> piece; not taken), simplified against the
  * statements' instances "dom" (not taken): a split statement gets the union of its pieces'
  * schedules, a piecewise schedule. */
-isl_multi_union_pw_aff *pull_back_band(isl_multi_union_pw_aff *mupa, isl_union_map *rename,
-                                       isl_union_set *dom) {
+isl_multi_union_pw_aff *pull_back_band(isl_multi_union_pw_aff *mupa, isl_union_map *rename, isl_union_set *dom) {
     isl_union_map *m = isl_union_map_from_multi_union_pw_aff(mupa);
     m = isl_union_map_apply_range(isl_union_map_copy(rename), m);
     isl_multi_union_pw_aff *out = isl_multi_union_pw_aff_from_union_map(m);
@@ -250,18 +249,16 @@ isl_union_set *pull_back_filter(isl_union_set *f, isl_union_map *rename, isl_uni
  * built over the original statements; returns the node at dst's position (null on an isl
  * error or a node kind isl's scheduler does not make).  isl_schedule_pullback_union_pw_multi_aff
  * cannot do this: it keeps one part per statement and refuses a second piece. */
-isl_schedule_node *copy_tree(isl_schedule_node *src, isl_schedule_node *dst,
-                             isl_union_map *rename, isl_union_set *dom) {
+isl_schedule_node *copy_tree(isl_schedule_node *src, isl_schedule_node *dst, isl_union_map *rename,
+                             isl_union_set *dom) {
     if (!dst) return nullptr;
     switch (isl_schedule_node_get_type(src)) {
-    case isl_schedule_node_leaf:
-        return dst;
+    case isl_schedule_node_leaf: return dst;
     case isl_schedule_node_band: {
         isl_size n = isl_schedule_node_band_n_member(src);
         dst = isl_schedule_node_insert_partial_schedule(
             dst, pull_back_band(isl_schedule_node_band_get_partial_schedule(src), rename, dom));
-        dst = isl_schedule_node_band_set_permutable(
-            dst, isl_schedule_node_band_get_permutable(src) == isl_bool_true);
+        dst = isl_schedule_node_band_set_permutable(dst, isl_schedule_node_band_get_permutable(src) == isl_bool_true);
         for (isl_size i = 0; i < n; ++i)
             dst = isl_schedule_node_band_member_set_coincident(
                 dst, i, isl_schedule_node_band_member_get_coincident(src, i) == isl_bool_true);
@@ -276,8 +273,8 @@ isl_schedule_node *copy_tree(isl_schedule_node *src, isl_schedule_node *dst,
         isl_union_set_list *filters = isl_union_set_list_alloc(isl_schedule_node_get_ctx(src), n);
         for (isl_size i = 0; i < n; ++i) {
             isl_schedule_node *f = isl_schedule_node_get_child(src, i);
-            filters = isl_union_set_list_add(
-                filters, pull_back_filter(isl_schedule_node_filter_get_filter(f), rename, dom));
+            filters =
+                isl_union_set_list_add(filters, pull_back_filter(isl_schedule_node_filter_get_filter(f), rename, dom));
             isl_schedule_node_free(f);
         }
         // A set node becomes a sequence in the same child order (as schedule_pdg does).
@@ -293,9 +290,7 @@ isl_schedule_node *copy_tree(isl_schedule_node *src, isl_schedule_node *dst,
         }
         return dst;
     }
-    default:
-        isl_schedule_node_free(dst);
-        return nullptr;
+    default: isl_schedule_node_free(dst); return nullptr;
     }
 }
 
@@ -318,17 +313,15 @@ isl_schedule *pull_back(const isl::schedule &sched, isl_union_set *domain, isl_u
 
 }  // namespace
 
-bool schedule_split_clamps(
-    const Pdg &pdg, const Schedule &s, const isl::schedule_constraints &sc,
-    void (*set_options)(isl::ctx ctx, bool bounded, bool outer, bool feautrier),
-    isl::schedule (*attempt)(const isl::schedule_constraints &sc, const std::string &label,
-                             bool *over_budget),
-    const std::function<bool(isl::schedule)> &accept, Diagnostics &diag) {
+bool schedule_split_clamps(const Pdg &pdg, const Schedule &s, const isl::schedule_constraints &sc,
+                           void (*set_options)(isl::ctx ctx, bool bounded, bool outer, bool feautrier),
+                           isl::schedule (*attempt)(const isl::schedule_constraints &sc, const std::string &label,
+                                                    bool *over_budget),
+                           const std::function<bool(isl::schedule)> &accept, Diagnostics &diag) {
     const PdgImpl &g = pdg.impl();
     isl::ctx ctx = g.isl.ctx();
     std::vector<StatementSplit> splits = plan_splits(g, s);
-    bool any = std::any_of(splits.begin(), splits.end(),
-                           [](const StatementSplit &sp) { return sp.parts.size() > 1; });
+    bool any = std::any_of(splits.begin(), splits.end(), [](const StatementSplit &sp) { return sp.parts.size() > 1; });
     if (!any) {
         report(g, s, splits, false, diag);
         return false;
@@ -358,9 +351,7 @@ bool schedule_split_clamps(
             rename = rename.unite(isl::union_map(m));
         }
     });
-    auto both = [&](const isl::union_map &m) {
-        return m.apply_domain(rename).apply_range(rename);
-    };
+    auto both = [&](const isl::union_map &m) { return m.apply_domain(rename).apply_range(rename); };
     isl::schedule_constraints split = isl::schedule_constraints::on_domain(domain.apply(rename))
                                           .set_validity(both(sc.validity()))
                                           .set_coincidence(both(sc.coincidence()))
@@ -374,8 +365,7 @@ bool schedule_split_clamps(
     };
     bool over = false, done = false;
     set_options(ctx, true, false, false);
-    isl::schedule sched =
-        attempt(split, "isl scheduler (index-set split, coefficients in [-1, 1])", &over);
+    isl::schedule sched = attempt(split, "isl scheduler (index-set split, coefficients in [-1, 1])", &over);
     done = accepted(sched);
     if (!done && sched.is_null() && !over) {
         set_options(ctx, false, false, false);

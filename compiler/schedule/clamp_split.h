@@ -22,12 +22,11 @@ namespace trlc {
  *  Returns accept(schedule) when a schedule was found; otherwise reports the failure to "diag"
  *  (at the clamped reads, with the guard-splitting workaround; without a location when no read
  *  is clamped) and returns false. */
-bool schedule_split_clamps(
-    const Pdg &pdg, const Schedule &s, const isl::schedule_constraints &sc,
-    void (*set_options)(isl::ctx ctx, bool bounded, bool outer, bool feautrier),
-    isl::schedule (*attempt)(const isl::schedule_constraints &sc, const std::string &label,
-                             bool *over_budget),
-    const std::function<bool(isl::schedule)> &accept, Diagnostics &diag);
+bool schedule_split_clamps(const Pdg &pdg, const Schedule &s, const isl::schedule_constraints &sc,
+                           void (*set_options)(isl::ctx ctx, bool bounded, bool outer, bool feautrier),
+                           isl::schedule (*attempt)(const isl::schedule_constraints &sc, const std::string &label,
+                                                    bool *over_budget),
+                           const std::function<bool(isl::schedule)> &accept, Diagnostics &diag);
 
 /** The most pieces one statement is split into. */
 constexpr int kClampSplitMaxPieces = 8;

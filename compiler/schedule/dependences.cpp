@@ -19,7 +19,6 @@
 
 namespace trlc {
 
-
 void build_dependences(const Pdg &pdg, Schedule &s) {
     const PdgImpl &g = pdg.impl();
     ScheduleImpl &im = s.impl();
@@ -31,10 +30,9 @@ void build_dependences(const Pdg &pdg, Schedule &s) {
         const Statement &st = s.statements[i];
         for (size_t n = 0; n < g.nodes.size(); ++n) {
             const PdgNode &pn = g.nodes[n];
-            bool same = pn.ir_index == st.index &&
-                        ((st.kind == Statement::Tensor && pn.kind == PdgNode::Tensor) ||
-                         (st.kind == Statement::Emit && pn.kind == PdgNode::Emit) ||
-                         (st.kind == Statement::Save && pn.kind == PdgNode::Save));
+            bool same = pn.ir_index == st.index && ((st.kind == Statement::Tensor && pn.kind == PdgNode::Tensor) ||
+                                                    (st.kind == Statement::Emit && pn.kind == PdgNode::Emit) ||
+                                                    (st.kind == Statement::Save && pn.kind == PdgNode::Save));
             if (same) {
                 of_node[n].push_back(static_cast<int>(i));
                 node_of[i] = static_cast<int>(n);

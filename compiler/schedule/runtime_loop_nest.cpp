@@ -80,8 +80,7 @@ public:
             return r;
         };
         switch (isl_schedule_node_get_type(node)) {
-        case isl_schedule_node_leaf:
-            return isl_schedule_from_domain(domain);
+        case isl_schedule_node_leaf: return isl_schedule_from_domain(domain);
         case isl_schedule_node_domain:
             if (isl_schedule_node_has_children(node) == isl_bool_true) return child(0, domain);
             return isl_schedule_from_domain(domain);
@@ -109,15 +108,13 @@ public:
         }
         case isl_schedule_node_band: {
             isl::union_set dom = isl::manage(domain);
-            isl::multi_union_pw_aff mupa =
-                isl::manage(isl_schedule_node_band_get_partial_schedule(node));
+            isl::multi_union_pw_aff mupa = isl::manage(isl_schedule_node_band_get_partial_schedule(node));
             isl_size n = isl_schedule_node_band_n_member(node);
-            isl::space sp = isl::manage(isl_space_align_params(
-                isl_multi_union_pw_aff_get_space(mupa.get()), isl_union_set_get_space(dom.get())));
+            isl::space sp = isl::manage(isl_space_align_params(isl_multi_union_pw_aff_get_space(mupa.get()),
+                                                               isl_union_set_get_space(dom.get())));
             isl_union_pw_aff_list *list = isl_union_pw_aff_list_alloc(dom.ctx().get(), n);
             for (isl_size i = 0; i < n; ++i) {
-                isl::union_pw_aff upa = isl::manage(
-                    isl_multi_union_pw_aff_get_union_pw_aff(mupa.get(), i));
+                isl::union_pw_aff upa = isl::manage(isl_multi_union_pw_aff_get_union_pw_aff(mupa.get(), i));
                 isl::union_pw_aff lifted = member(upa, dom, why);
                 if (lifted.is_null()) {
                     isl_union_pw_aff_list_free(list);
@@ -125,8 +122,7 @@ public:
                 }
                 list = isl_union_pw_aff_list_add(list, lifted.release());
             }
-            isl_multi_union_pw_aff *nm =
-                isl_multi_union_pw_aff_from_union_pw_aff_list(sp.release(), list);
+            isl_multi_union_pw_aff *nm = isl_multi_union_pw_aff_from_union_pw_aff_list(sp.release(), list);
             isl_schedule *sub = child(0, isl_union_set_copy(dom.get()));
             if (!sub) {
                 isl_multi_union_pw_aff_free(nm);
@@ -135,8 +131,7 @@ public:
             return insert_band_like(sub, nm, node);
         }
         case isl_schedule_node_sequence:
-        case isl_schedule_node_set:
-            return sequence_children(node, domain, child);
+        case isl_schedule_node_set: return sequence_children(node, domain, child);
         default:
             isl_union_set_free(domain);
             *why = "the schedule tree has a node kind that cannot be carried over";
@@ -172,16 +167,14 @@ private:
     }
 
     /** One band member over "dom": each statement's single affine piece, on its new domain. */
-    isl::union_pw_aff member(const isl::union_pw_aff &upa, const isl::union_set &dom,
-                             std::string *why) {
+    isl::union_pw_aff member(const isl::union_pw_aff &upa, const isl::union_set &dom, std::string *why) {
         std::map<std::string, isl::pw_aff> old_pa;
         isl_union_pw_aff_foreach_pw_aff(
             upa.get(),
             [](isl_pw_aff *pa, void *user) -> isl_stat {
                 isl_space *sp = isl_pw_aff_get_domain_space(pa);
                 const char *n = isl_space_get_tuple_name(sp, isl_dim_set);
-                (*static_cast<std::map<std::string, isl::pw_aff> *>(user))[n ? n : ""] =
-                    isl::manage(pa);
+                (*static_cast<std::map<std::string, isl::pw_aff> *>(user))[n ? n : ""] = isl::manage(pa);
                 isl_space_free(sp);
                 return isl_stat_ok;
             },
@@ -240,9 +233,7 @@ isl::schedule lift_schedule(const isl::schedule &tree, const isl::union_set &dom
 }
 
 /** Whether every pair of "flow" runs producer before consumer under "time". */
-bool ordered(const isl::union_map &flow, const isl::union_map &time) {
-    return first_unordered(flow, time).is_null();
-}
+bool ordered(const isl::union_map &flow, const isl::union_map &time) { return first_unordered(flow, time).is_null(); }
 
 /** The PDG's parametric objects with the bounds of "keep" (name → smallest value) as
  *  parameters in [m, 2^31) and every other parameter fixed at its compiled value and
@@ -267,8 +258,7 @@ public:
     /** "x" (isl_set or isl_map, taken) in the context, every parameter not kept projected
      *  out; the isl functions of its type do the work. */
     template <typename T>
-    T *in_context(T *x, T *(*intersect_params)(T *, isl_set *),
-                  int (*find_dim)(T *, enum isl_dim_type, const char *),
+    T *in_context(T *x, T *(*intersect_params)(T *, isl_set *), int (*find_dim)(T *, enum isl_dim_type, const char *),
                   T *(*project_out)(T *, enum isl_dim_type, unsigned, unsigned)) const {
         x = intersect_params(x, context_.copy());
         for (const auto &p : g_.params) {
@@ -280,13 +270,13 @@ public:
     }
 
     isl::set set(const isl::set &s) const {
-        return isl::manage(in_context(s.copy(), isl_set_intersect_params,
-                                      isl_set_find_dim_by_name, isl_set_project_out));
+        return isl::manage(
+            in_context(s.copy(), isl_set_intersect_params, isl_set_find_dim_by_name, isl_set_project_out));
     }
 
     isl::map map(const isl::map &m) const {
-        return isl::manage(in_context(m.copy(), isl_map_intersect_params,
-                                      isl_map_find_dim_by_name, isl_map_project_out));
+        return isl::manage(
+            in_context(m.copy(), isl_map_intersect_params, isl_map_find_dim_by_name, isl_map_project_out));
     }
 
     /** The kept parameters only: [I] -> { : I >= m and I <= 2^31 - 1 }. */
@@ -330,8 +320,7 @@ isl::map shift_access(const isl::map &m, const std::vector<std::pair<std::string
         bool fixed = c && isl_val_is_int(c) == isl_bool_true;
         int64_t cv = fixed ? isl_val_get_num_si(c) : 0;
         isl_val_free(c);
-        if (param < 0 || !fixed || cv < by_pos[j].second - 1 || cv > by_pos[j].second + 1)
-            continue;
+        if (param < 0 || !fixed || cv < by_pos[j].second - 1 || cv > by_pos[j].second + 1) continue;
         const char *tuple = isl_map_get_tuple_name(x, isl_dim_out);
         std::string out_name = tuple ? tuple : "";
         x = isl_map_project_out(x, isl_dim_out, static_cast<unsigned>(j), 1);
@@ -364,8 +353,7 @@ isl::set fixed_params(const T &obj, const ir::Program &prog) {
 /** Parametric text "text" (parametric_loop_nest's "domains" output: the statement domains,
  *  a newline, the flow dependences) read in pdg's context, each parameter fixed at its value
  *  in "prog" and projected out. */
-std::pair<isl::union_set, isl::union_map> at_values(const std::string &text,
-                                                    const ir::Program &prog, const Pdg &pdg) {
+std::pair<isl::union_set, isl::union_map> at_values(const std::string &text, const ir::Program &prog, const Pdg &pdg) {
     size_t nl = text.find('\n');
     isl::union_set d(pdg.impl().isl.ctx(), text.substr(0, nl));
     isl::union_map f(pdg.impl().isl.ctx(), nl == std::string::npos ? "{ }" : text.substr(nl + 1));
@@ -382,8 +370,8 @@ namespace {
 /** parametric_loop_nest, or with "ast" false its steps 1 to 3 only: then "proven" says whether
  *  they hold and the result is null. */
 LoopNodePtr parametric(const ir::Program &prog, const Pdg &pdg, const Schedule &sched,
-                       const std::map<int, int64_t> &min_values, bool shift, std::string *why,
-                       std::string *domains, bool ast_too, bool *proven) {
+                       const std::map<int, int64_t> &min_values, bool shift, std::string *why, std::string *domains,
+                       bool ast_too, bool *proven) {
     *proven = false;
     const PdgImpl &g = pdg.impl();
     const ScheduleImpl &im = sched.impl();
@@ -455,8 +443,7 @@ LoopNodePtr parametric(const ir::Program &prog, const Pdg &pdg, const Schedule &
         isl::union_map flow = isl::union_map::empty(g.isl.ctx());
         for (size_t c = 0; c < sched.statements.size(); ++c) {
             const Statement &st = sched.statements[c];
-            const PdgEquation &eq =
-                g.nodes[node_of[c]].equations.at(st.kind == Statement::Tensor ? st.equation : 0);
+            const PdgEquation &eq = g.nodes[node_of[c]].equations.at(st.kind == Statement::Tensor ? st.equation : 0);
             for (int e : eq.edges) {
                 const PdgEdge &edge = g.edges.at(e);
                 std::vector<std::pair<std::string, int64_t>> by_pos;  // producer positions
@@ -473,8 +460,7 @@ LoopNodePtr parametric(const ir::Program &prog, const Pdg &pdg, const Schedule &
                     if (rel.is_empty()) continue;
                     flow = flow.unite(isl::union_map(rel));
                     if (!ordered(isl::union_map(rel), time)) {
-                        *why = "the schedule does not order the dependence " + edge.text +
-                               " at every value";
+                        *why = "the schedule does not order the dependence " + edge.text + " at every value";
                         return nullptr;
                     }
                 }
@@ -515,23 +501,22 @@ LoopNodePtr parametric(const ir::Program &prog, const Pdg &pdg, const Schedule &
 }  // namespace
 
 LoopNodePtr parametric_loop_nest(const ir::Program &prog, const Pdg &pdg, const Schedule &sched,
-                                 const std::map<int, int64_t> &min_values, bool shift,
-                                 std::string *why, std::string *domains) {
+                                 const std::map<int, int64_t> &min_values, bool shift, std::string *why,
+                                 std::string *domains) {
     bool proven = false;
     return parametric(prog, pdg, sched, min_values, shift, why, domains, true, &proven);
 }
 
 bool parametric_domains(const ir::Program &prog, const Pdg &pdg, const Schedule &sched,
-                        const std::map<int, int64_t> &min_values, bool shift, std::string *why,
-                        std::string *domains) {
+                        const std::map<int, int64_t> &min_values, bool shift, std::string *why, std::string *domains) {
     bool proven = false;
     parametric(prog, pdg, sched, min_values, shift, why, domains, false, &proven);
     return proven;
 }
 
 bool schedule_like(const ir::Program &prog, const Pdg &pdg, const std::vector<bool> &batch_dims,
-                   const ir::Program &base_prog, const Schedule &base, bool shift,
-                   const std::string &domains, Schedule &out, std::string *why) {
+                   const ir::Program &base_prog, const Schedule &base, bool shift, const std::string &domains,
+                   Schedule &out, std::string *why) {
     try {
         out.batch_dims = batch_dims;
         out.batch_dims.resize(prog.dims.size(), false);

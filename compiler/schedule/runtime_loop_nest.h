@@ -28,8 +28,8 @@ namespace trlc {
  *  (when not null) receives the parametric statement domains and flow dependences as isl
  *  text, for schedule_like's comparison at another value. */
 LoopNodePtr parametric_loop_nest(const ir::Program &prog, const Pdg &pdg, const Schedule &sched,
-                                 const std::map<int, int64_t> &min_values, bool shift,
-                                 std::string *why, std::string *domains = nullptr);
+                                 const std::map<int, int64_t> &min_values, bool shift, std::string *why,
+                                 std::string *domains = nullptr);
 
 /** Steps 1 to 3 of parametric_loop_nest without isl's AST and the loop nest's order check (its
  *  costly part: 1.7 of PPO CartPole's 2.4 s): true when the parametric domains match and the
@@ -37,8 +37,7 @@ LoopNodePtr parametric_loop_nest(const ir::Program &prog, const Pdg &pdg, const 
  *  check compares the program at another value against "domains" first, and builds the loop
  *  nest only for a bound that passes. */
 bool parametric_domains(const ir::Program &prog, const Pdg &pdg, const Schedule &sched,
-                        const std::map<int, int64_t> &min_values, bool shift, std::string *why,
-                        std::string *domains);
+                        const std::map<int, int64_t> &min_values, bool shift, std::string *why, std::string *domains);
 
 /** The schedule of "base" (of "base_prog") applied to the same program compiled at other
  *  bound values ("prog" / "pdg" / "batch_dims"): statements and dependences from "pdg",
@@ -53,8 +52,8 @@ bool parametric_domains(const ir::Program &prog, const Pdg &pdg, const Schedule 
  *  from the compiled values.  "out" is
  *  default-constructed on entry. */
 bool schedule_like(const ir::Program &prog, const Pdg &pdg, const std::vector<bool> &batch_dims,
-                   const ir::Program &base_prog, const Schedule &base, bool shift,
-                   const std::string &domains, Schedule &out, std::string *why);
+                   const ir::Program &base_prog, const Schedule &base, bool shift, const std::string &domains,
+                   Schedule &out, std::string *why);
 
 /** build_ast.cpp: the LoopNode tree of "ast" over the statements of "s"; an isl parameter
  *  named in "params" (name → Program::bounds index, compiled value) becomes AstExpr::Bound. */

@@ -16,9 +16,8 @@ Schedule::~Schedule() = default;
 Schedule::Schedule(Schedule &&) noexcept = default;
 Schedule &Schedule::operator=(Schedule &&) noexcept = default;
 
-Schedule schedule_program(const ir::Program &prog, const Pdg &pdg,
-                          const std::vector<bool> &batch_dims, const ScheduleOptions &opts,
-                          Diagnostics &diag) {
+Schedule schedule_program(const ir::Program &prog, const Pdg &pdg, const std::vector<bool> &batch_dims,
+                          const ScheduleOptions &opts, Diagnostics &diag) {
     Schedule s;
     s.batch_dims = batch_dims;
     s.batch_dims.resize(prog.dims.size(), false);

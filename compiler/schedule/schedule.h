@@ -27,10 +27,10 @@ namespace trlc {
 
 /** One statement: equation "equation" of PDG node "node" (a tensor, emit or save). */
 struct Statement {
-    std::string name;              // isl tuple name, e.g. "ret_1", "emit_returns", "save_0"
+    std::string name;  // isl tuple name, e.g. "ret_1", "emit_returns", "save_0"
     enum Kind { Tensor, Emit, Save } kind = Tensor;
-    int index = -1;                // Program::tensors / emits / saves index
-    int equation = -1;             // Tensor: index into Tensor::equations
+    int index = -1;     // Program::tensors / emits / saves index
+    int equation = -1;  // Tensor: index into Tensor::equations
     /** Domain dims of the statement instance, in order (Program::dims indices):
      *  the tensor's (or emit's) dims without the batch dims. */
     std::vector<int> dims;
@@ -47,8 +47,27 @@ struct Statement {
 struct AstExpr;
 using AstExprPtr = std::shared_ptr<const AstExpr>;
 struct AstExpr {
-    enum Op { Int, Var, Neg, Add, Sub, Mul, FloorDiv, Mod, Min, Max, Select,
-              Lt, Le, Gt, Ge, Eq, And, Or, Bound } op = Int;
+    enum Op {
+        Int,
+        Var,
+        Neg,
+        Add,
+        Sub,
+        Mul,
+        FloorDiv,
+        Mod,
+        Min,
+        Max,
+        Select,
+        Lt,
+        Le,
+        Gt,
+        Ge,
+        Eq,
+        And,
+        Or,
+        Bound
+    } op = Int;
     int64_t value = 0;  // Int; Bound: the compiled value
     int var = -1;       // Var; Bound: the bound's index
     std::vector<AstExprPtr> args;
@@ -100,9 +119,8 @@ private:
 /** Build statements (dropping the batch dims chosen by the vectorize pass),
  *  schedule constraints, the isl schedule and its loop nest.  A schedule that
  *  cannot be found or loaded is reported to "diag". */
-Schedule schedule_program(const ir::Program &prog, const Pdg &pdg,
-                          const std::vector<bool> &batch_dims, const ScheduleOptions &opts,
-                          Diagnostics &diag);
+Schedule schedule_program(const ir::Program &prog, const Pdg &pdg, const std::vector<bool> &batch_dims,
+                          const ScheduleOptions &opts, Diagnostics &diag);
 
 /** --emit=schedule: the isl schedule tree (YAML, re-readable by --load-schedule),
  *  then the loop nest as C-like text naming the statements. */
@@ -118,7 +136,6 @@ std::string dependences_to_string(const Schedule &s);
 
 /** Walk the loop nest in execution order: "fn"(statement index, instance coordinates
  *  in Statement::dims order) for every statement instance. */
-void for_each_instance(const Schedule &s,
-                       const std::function<void(int, const std::vector<int64_t> &)> &fn);
+void for_each_instance(const Schedule &s, const std::function<void(int, const std::vector<int64_t> &)> &fn);
 
 }  // namespace trlc

@@ -76,13 +76,11 @@ class Pdg;
 void build_statements(const ir::Program &prog, const Pdg &pdg, Schedule &s);
 /** statements.cpp: { node[full] -> stmt[non-batch] } on "points" (a PDG node's points, its
  *  batch positions projected out, the range named "stmt"); parametric sets stay parametric. */
-isl::map projection(const isl::set &points, const std::vector<int> &batch_positions,
-                    const std::string &stmt);
+isl::map projection(const isl::set &points, const std::vector<int> &batch_positions, const std::string &stmt);
 /** statements.cpp: "sub" (taken) under a band of "mupa" (taken) whose permutable flag and
  *  coincident members are those of band node "like" (not taken): how a band is rebuilt over
  *  another domain (schedule_pdg.cpp, runtime_loop_nest.cpp). */
-isl_schedule *insert_band_like(isl_schedule *sub, isl_multi_union_pw_aff *mupa,
-                               isl_schedule_node *like);
+isl_schedule *insert_band_like(isl_schedule *sub, isl_multi_union_pw_aff *mupa, isl_schedule_node *like);
 /** statements.cpp: the children of sequence or set node "node", child(i, copy of "domain")
  *  each, in sequence in child order ("domain" taken); null as soon as a child is null. */
 isl_schedule *sequence_children(isl_schedule_node *node, isl_union_set *domain,
@@ -97,8 +95,8 @@ isl::map first_unordered(const isl::union_map &flow, const isl::union_map &time)
  *  opts.load_schedule, and the loop nest (build_loop_nest; a computed schedule whose loop
  *  nest breaks a dependence gives way to the next scheduler attempt, a loaded one is an
  *  internal error); false (after a diagnostic) when there is none. */
-bool build_schedule(const ir::Program &prog, const Pdg &pdg, const ScheduleOptions &opts,
-                    Diagnostics &diag, Schedule &s);
+bool build_schedule(const ir::Program &prog, const Pdg &pdg, const ScheduleOptions &opts, Diagnostics &diag,
+                    Schedule &s);
 /** build_ast.cpp: impl().ast and Schedule::root / num_iterators, checked by
  *  check_loop_nest_order; when isl's AST breaks a dependence, built again with every band
  *  member "separate" and checked again; throws AstOrderError (naming the first AST's
@@ -130,8 +128,8 @@ std::string check_loop_nest_order(const Schedule &s);
  *  the parameters, it runs each instance of "domain" once and each flow pair producer first.
  *  "params": isl parameter name → (Program::bounds index, compiled value), as for
  *  loop_nest_from_ast. */
-std::string check_loop_nest_order(const Schedule &s, const LoopNode &root,
-                                  const isl::union_set &domain, const isl::union_map &flow,
+std::string check_loop_nest_order(const Schedule &s, const LoopNode &root, const isl::union_set &domain,
+                                  const isl::union_map &flow,
                                   const std::map<std::string, std::pair<int, int64_t>> &params);
 
 /** isl text with the pieces of each top-level union (`{ a; b }`) sorted: stable output. */

@@ -76,13 +76,11 @@ struct isl_trivial_region;
  * executable takes its place).  It runs libisl's own under the per-ILP budget above:
  * operations reset to 0, max_operations = g_ilp_budget; past it isl fails the ILP
  * with isl_error_quota and the scheduler returns null. */
-extern "C" isl_vec *isl_tab_basic_set_non_trivial_lexmin(
-    isl_basic_set *bset, int n_op, int n_region, struct isl_trivial_region *region,
-    int (*conflict)(int con, void *user), void *user) {
-    using Fn = isl_vec *(*)(isl_basic_set *, int, int, struct isl_trivial_region *,
-                            int (*)(int, void *), void *);
-    static Fn real =
-        reinterpret_cast<Fn>(dlsym(RTLD_NEXT, "isl_tab_basic_set_non_trivial_lexmin"));
+extern "C" isl_vec *isl_tab_basic_set_non_trivial_lexmin(isl_basic_set *bset, int n_op, int n_region,
+                                                         struct isl_trivial_region *region,
+                                                         int (*conflict)(int con, void *user), void *user) {
+    using Fn = isl_vec *(*)(isl_basic_set *, int, int, struct isl_trivial_region *, int (*)(int, void *), void *);
+    static Fn real = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, "isl_tab_basic_set_non_trivial_lexmin"));
     TRLC_ASSERT(real) << "libisl has no isl_tab_basic_set_non_trivial_lexmin to wrap";
     if (trlc::g_ilp_budget == 0 || !bset) return real(bset, n_op, n_region, region, conflict, user);
     isl_ctx *ctx = isl_basic_set_get_ctx(bset);
@@ -143,14 +141,12 @@ void set_options(isl::ctx ctx, bool bounded, bool outer = false, bool feautrier 
     isl_options_set_schedule_separate_components(c, 1);
     isl_options_set_schedule_maximize_band_depth(c, 0);
     isl_options_set_schedule_outer_coincidence(c, outer ? 1 : 0);
-    isl_options_set_schedule_algorithm(
-        c, feautrier ? ISL_SCHEDULE_ALGORITHM_FEAUTRIER : ISL_SCHEDULE_ALGORITHM_ISL);
+    isl_options_set_schedule_algorithm(c, feautrier ? ISL_SCHEDULE_ALGORITHM_FEAUTRIER : ISL_SCHEDULE_ALGORITHM_ISL);
 }
 
 /* One run of isl's scheduler on "sc" under the options "set" and the per-ILP budget;
  * "over_budget": an ILP ran out of it (the result is then null).  Timed under "label". */
-isl::schedule attempt(const isl::schedule_constraints &sc, const std::string &label,
-                      bool *over_budget) {
+isl::schedule attempt(const isl::schedule_constraints &sc, const std::string &label, bool *over_budget) {
     isl_ctx *ctx = sc.ctx().get();
     PassTimer timer(label);
     g_ilp_budget = kIlpOperations;
@@ -176,16 +172,13 @@ isl_schedule *rebuild(isl_schedule_node *node, isl_union_set *domain) {
         return r;
     };
     switch (type) {
-    case isl_schedule_node_leaf:
-        return isl_schedule_from_domain(domain);
+    case isl_schedule_node_leaf: return isl_schedule_from_domain(domain);
     case isl_schedule_node_filter:
         return child(0, isl_union_set_intersect(domain, isl_schedule_node_filter_get_filter(node)));
     case isl_schedule_node_band:
-        return insert_band_like(child(0, domain), isl_schedule_node_band_get_partial_schedule(node),
-                                node);
+        return insert_band_like(child(0, domain), isl_schedule_node_band_get_partial_schedule(node), node);
     case isl_schedule_node_sequence:
-    case isl_schedule_node_set:
-        return sequence_children(node, domain, child);
+    case isl_schedule_node_set: return sequence_children(node, domain, child);
     case isl_schedule_node_domain:
     default:
         if (isl_schedule_node_has_children(node) == isl_bool_true) return child(0, domain);
@@ -205,8 +198,7 @@ isl::schedule sequence_sets(const isl::schedule &s) {
  * when isl's AST of it breaks a flow dependence). */
 void finish(Schedule &s, isl::schedule sched) {
     ScheduleImpl &im = s.impl();
-    im.schedule = sequence_sets(
-        isl::manage(isl_schedule_intersect_domain(sched.release(), im.domain.copy())));
+    im.schedule = sequence_sets(isl::manage(isl_schedule_intersect_domain(sched.release(), im.domain.copy())));
     im.schedule_map = im.schedule.get_map().intersect_domain(im.domain).coalesce();
     // Self-check: every flow pair is ordered in time (a loaded schedule was checked
     // with a diagnostic; isl's own result must satisfy this by construction).
@@ -239,8 +231,7 @@ bool compute(const Pdg &pdg, Schedule &s, Diagnostics &diag) {
             it = tensor_dname.emplace(st.index, name).first;
         }
         dname[i] = it->second;
-        isl::map to_d = rename_out(isl::manage(isl_set_identity(im.stmt_domain[i].copy())),
-                                   dname[i]);
+        isl::map to_d = rename_out(isl::manage(isl_set_identity(im.stmt_domain[i].copy())), dname[i]);
         domain = domain.unite(isl::union_set(to_d.range()));
         validity = validity.unite(isl::union_map(to_d));
         proximity = proximity.unite(isl::union_map(to_d));
@@ -252,10 +243,9 @@ bool compute(const Pdg &pdg, Schedule &s, Diagnostics &diag) {
         proximity = proximity.unite(isl::union_map(reader_to_d));
         proximity = proximity.unite(isl::union_map(last_element(d.rel)));
     }
-    isl::schedule_constraints sc = isl::schedule_constraints::on_domain(domain)
-                                       .set_validity(validity)
-                                       .set_coincidence(validity)
-                                       .set_proximity(proximity);
+    isl::schedule_constraints sc =
+        isl::schedule_constraints::on_domain(domain).set_validity(validity).set_coincidence(validity).set_proximity(
+            proximity);
     // Bounded coefficients, then unbounded when no bounded schedule exists; an attempt
     // with an ILP over its budget gives way to Feautrier's algorithm (any valid schedule,
     // fast; it may keep more live), then to the outer-coincidence options.  Each schedule
@@ -304,12 +294,10 @@ bool compute(const Pdg &pdg, Schedule &s, Diagnostics &diag) {
     if (!done && !gave_up && ast_wrong.empty())  // index-set splitting (schedule/clamp_split.h)
         return schedule_split_clamps(pdg, s, sc, set_options, attempt, accept, diag);
     if (!done && !ast_wrong.empty())
-        internal_error(ast_wrong + "; no other schedule tried has a loop nest in order",
-                       __FILE__, __LINE__);
+        internal_error(ast_wrong + "; no other schedule tried has a loop nest in order", __FILE__, __LINE__);
     if (!done) {
         if (gave_up)
-            diag.error("no schedule found: isl's scheduler ran over its budget of " +
-                       std::to_string(kIlpOperations) +
+            diag.error("no schedule found: isl's scheduler ran over its budget of " + std::to_string(kIlpOperations) +
                        " pivots per ILP under every set of options tried");
         else
             diag.error("no schedule found: isl could not order the statements under their "
@@ -342,12 +330,10 @@ bool check_loaded(const Pdg &pdg, Schedule &s, Diagnostics &diag) {
             bad_times = bad_times.unite(isl::union_map(m.intersect(ge)));
         });
         if (bad_times.is_empty()) continue;
-        isl::union_map bad = isl::union_map(d.rel).intersect(
-            time.apply_range(bad_times).apply_range(time.reverse()));
+        isl::union_map bad = isl::union_map(d.rel).intersect(time.apply_range(bad_times).apply_range(time.reverse()));
         isl::map example = isl::map(isl::manage(isl_map_from_union_map(bad.release())).sample());
         const PdgEdge &e = g.edges.at(d.edge);
-        diag.error("loaded schedule violates dependence " +
-                   sorted_union_text(isl_text(d.rel)) + ": " +
+        diag.error("loaded schedule violates dependence " + sorted_union_text(isl_text(d.rel)) + ": " +
                    isl_text(example).substr(2, isl_text(example).size() - 4) +
                    " runs the consumer no later than the producer");
         diag.note(e.loc, "the read " + e.text + " is here");
@@ -368,8 +354,7 @@ bool load(const ScheduleOptions &opts, const Pdg &pdg, Schedule &s, Diagnostics 
     isl::schedule sched;
     try {
         sched = isl::schedule(pdg.impl().isl.ctx(), text);
-    } catch (const isl::exception &) {
-    }
+    } catch (const isl::exception &) {}
     if (sched.is_null()) {
         diag.error("cannot read schedule file '" + opts.load_schedule +
                    "': not an isl schedule tree (YAML, as printed by --emit=schedule)");
@@ -381,8 +366,8 @@ bool load(const ScheduleOptions &opts, const Pdg &pdg, Schedule &s, Diagnostics 
 
 }  // namespace
 
-bool build_schedule(const ir::Program &prog, const Pdg &pdg, const ScheduleOptions &opts,
-                    Diagnostics &diag, Schedule &s) {
+bool build_schedule(const ir::Program &prog, const Pdg &pdg, const ScheduleOptions &opts, Diagnostics &diag,
+                    Schedule &s) {
     if (opts.load_schedule.empty()) return compute(pdg, s, diag);
     if (!load(opts, pdg, s, diag)) return false;
     try {

@@ -16,8 +16,7 @@
 
 namespace trlc {
 
-isl::map projection(const isl::set &points, const std::vector<int> &batch_positions,
-                    const std::string &stmt) {
+isl::map projection(const isl::set &points, const std::vector<int> &batch_positions, const std::string &stmt) {
     isl::map m = isl::manage(isl_set_identity(points.copy()));
     std::vector<int> pos = batch_positions;
     std::sort(pos.rbegin(), pos.rend());
@@ -44,14 +43,18 @@ void build_statements(const ir::Program &prog, const Pdg &pdg, Schedule &s) {
         const PdgNode &n = g.nodes[ni];
         if (n.is_load) continue;
         std::vector<int> dims;  // Program::dims index of each position
-        if (n.kind == PdgNode::Tensor) dims = prog.tensors.at(n.ir_index).dims;
-        else if (n.kind == PdgNode::Emit) dims = prog.emits.at(n.ir_index).vars;
+        if (n.kind == PdgNode::Tensor)
+            dims = prog.tensors.at(n.ir_index).dims;
+        else if (n.kind == PdgNode::Emit)
+            dims = prog.emits.at(n.ir_index).vars;
         std::vector<int> batch, kept;
         for (size_t p = 0; p < dims.size(); ++p) {
             int d = dims[p];
             bool is_batch = d >= 0 && d < static_cast<int>(s.batch_dims.size()) && s.batch_dims[d];
-            if (is_batch) batch.push_back(static_cast<int>(p));
-            else kept.push_back(d);
+            if (is_batch)
+                batch.push_back(static_cast<int>(p));
+            else
+                kept.push_back(d);
         }
         for (size_t k = 0; k < n.equations.size(); ++k) {
             const PdgEquation &eq = n.equations[k];
@@ -74,8 +77,7 @@ void build_statements(const ir::Program &prog, const Pdg &pdg, Schedule &s) {
             im.stmt_domain.push_back(dom);
             im.stmt_points.push_back(inst_to_points);
             im.domain = im.domain.unite(isl::union_set(dom));
-            if (st.kind == Statement::Tensor)
-                im.writes = im.writes.unite(isl::union_map(inst_to_points));
+            if (st.kind == Statement::Tensor) im.writes = im.writes.unite(isl::union_map(inst_to_points));
             for (int e : eq.edges) {
                 isl::map access = concrete(g, g.edges.at(e).access);
                 im.reads = im.reads.unite(isl::union_map(inst_to_points.apply_range(access)));
@@ -88,15 +90,13 @@ void build_statements(const ir::Program &prog, const Pdg &pdg, Schedule &s) {
     im.reads = im.reads.coalesce();
 }
 
-isl_schedule *insert_band_like(isl_schedule *sub, isl_multi_union_pw_aff *mupa,
-                               isl_schedule_node *like) {
+isl_schedule *insert_band_like(isl_schedule *sub, isl_multi_union_pw_aff *mupa, isl_schedule_node *like) {
     isl_size n = isl_schedule_node_band_n_member(like);
     sub = isl_schedule_insert_partial_schedule(sub, mupa);
     isl_schedule_node *root = isl_schedule_get_root(sub);
     isl_schedule_free(sub);
     isl_schedule_node *band = isl_schedule_node_child(root, 0);
-    band = isl_schedule_node_band_set_permutable(
-        band, isl_schedule_node_band_get_permutable(like) == isl_bool_true);
+    band = isl_schedule_node_band_set_permutable(band, isl_schedule_node_band_get_permutable(like) == isl_bool_true);
     for (isl_size i = 0; i < n; ++i)
         band = isl_schedule_node_band_member_set_coincident(
             band, i, isl_schedule_node_band_member_get_coincident(like, i) == isl_bool_true);

@@ -28,13 +28,47 @@ namespace trlc::sema {
 namespace {
 
 // Besides the unary elementwise builtins of ir/ops.def (exp, log, …, stop_grad).
-const std::set<std::string> kBuiltins = {
-    "sum", "mean", "max", "min", "argmax", "logsumexp", "softmax", "log_softmax", "matmul",
-    "transpose", "reshape", "concat", "stack", "one_hot", "gather", "cumsum",
-    "discounted_cumsum", "arange", "zeros", "ones", "full", "pow", "clamp", "rng",
-    "uniform", "normal", "categorical", "fold_in", "f32", "f64", "i32", "bool",
-    "where", "grad", "zeros_like", "ones_like", "shape", "orthogonal", "permutation",
-    "uniform_like", "normal_like"};
+const std::set<std::string> kBuiltins = {"sum",
+                                         "mean",
+                                         "max",
+                                         "min",
+                                         "argmax",
+                                         "logsumexp",
+                                         "softmax",
+                                         "log_softmax",
+                                         "matmul",
+                                         "transpose",
+                                         "reshape",
+                                         "concat",
+                                         "stack",
+                                         "one_hot",
+                                         "gather",
+                                         "cumsum",
+                                         "discounted_cumsum",
+                                         "arange",
+                                         "zeros",
+                                         "ones",
+                                         "full",
+                                         "pow",
+                                         "clamp",
+                                         "rng",
+                                         "uniform",
+                                         "normal",
+                                         "categorical",
+                                         "fold_in",
+                                         "f32",
+                                         "f64",
+                                         "i32",
+                                         "bool",
+                                         "where",
+                                         "grad",
+                                         "zeros_like",
+                                         "ones_like",
+                                         "shape",
+                                         "orthogonal",
+                                         "permutation",
+                                         "uniform_like",
+                                         "normal_like"};
 
 }  // namespace
 
@@ -48,8 +82,7 @@ std::optional<std::vector<ir::Extent>> Sema::shape_arg(const ast::Expr &e, Scope
         Val v = lower(x, scope);
         if (!v.ok()) return false;
         if (!v.idx) {
-            error(x.loc, "an extent must be an integer constant or affine in the dims, got '" +
-                             text(x.loc) + "'");
+            error(x.loc, "an extent must be an integer constant or affine in the dims, got '" + text(x.loc) + "'");
             return false;
         }
         ir::Extent ext = extent_of(v.idx, scope);
@@ -75,8 +108,7 @@ std::optional<std::vector<ir::Extent>> Sema::shape_arg(const ast::Expr &e, Scope
         }
         return std::vector<ir::Extent>{ext};
     }
-    if (v.node->kind == ir::NodeKind::Const && v.type().dtype == ir::DType::I32 &&
-        v.type().shape.size() == 1) {
+    if (v.node->kind == ir::NodeKind::Const && v.type().dtype == ir::DType::I32 && v.type().shape.size() == 1) {
         for (double x : v.node->data) {
             if (x < 0) {
                 error(e.loc, "bad extent " + std::to_string(static_cast<int64_t>(x)));
@@ -86,18 +118,16 @@ std::optional<std::vector<ir::Extent>> Sema::shape_arg(const ast::Expr &e, Scope
         }
         return out;
     }
-    error(e.loc, "a shape must be a list of integers such as [4, 64], got " +
-                     type_str(v.type(), scope));
+    error(e.loc, "a shape must be a list of integers such as [4, 64], got " + type_str(v.type(), scope));
     return std::nullopt;
 }
 
 Val Sema::matmul(Val a, Val b, Loc loc, const Scope &scope) {
     if (!a.ok() || !b.ok()) return {};
     const ir::Type ta = a.type(), tb = b.type();
-    if (ta.is_tuple || tb.is_tuple || ta.shape.empty() || tb.shape.empty() ||
-        ta.dtype == ir::DType::Key || tb.dtype == ir::DType::Key) {
-        error(loc, "matmul needs arrays of rank >= 1, got " + type_str(ta, scope) + " and " +
-                       type_str(tb, scope));
+    if (ta.is_tuple || tb.is_tuple || ta.shape.empty() || tb.shape.empty() || ta.dtype == ir::DType::Key ||
+        tb.dtype == ir::DType::Key) {
+        error(loc, "matmul needs arrays of rank >= 1, got " + type_str(ta, scope) + " and " + type_str(tb, scope));
         return {};
     }
     std::vector<ir::Extent> sa = ta.shape, sb = tb.shape;
@@ -116,14 +146,16 @@ Val Sema::matmul(Val a, Val b, Loc loc, const Scope &scope) {
     bool ok = true;
     ir::Type batch = join_shapes(ba, bb, &ok);
     if (!ok) {
-        error(loc, "shapes " + type_str(ta, scope) + " and " + type_str(tb, scope) +
-                       " cannot be broadcast");
+        error(loc, "shapes " + type_str(ta, scope) + " and " + type_str(tb, scope) + " cannot be broadcast");
         return {};
     }
     ir::DType d;
-    if (a.weak && !b.weak) d = tb.dtype;
-    else if (b.weak && !a.weak) d = ta.dtype;
-    else d = promote(ta.dtype, tb.dtype);
+    if (a.weak && !b.weak)
+        d = tb.dtype;
+    else if (b.weak && !a.weak)
+        d = ta.dtype;
+    else
+        d = promote(ta.dtype, tb.dtype);
     if (d == ir::DType::Bool) d = ir::DType::I32;
     if (a.weak && !b.weak && dtype_kind(ta.dtype) > dtype_kind(d)) d = float_of(ta.dtype);
     if (b.weak && !a.weak && dtype_kind(tb.dtype) > dtype_kind(d)) d = float_of(tb.dtype);
@@ -145,8 +177,7 @@ Val Sema::lower_builtin(const std::string &name, const ast::Expr &call, Scope &s
     Loc loc = call.loc;
     if (name == "grad") {  // stays a Grad node: y a scalar float, x float (tuple) values
         if (call.args.size() != 3 || !call.kwargs.empty()) {
-            error(loc, "grad takes 2 arguments (grad(y, x)), got " +
-                           std::to_string(call.args.size() - 1) +
+            error(loc, "grad takes 2 arguments (grad(y, x)), got " + std::to_string(call.args.size() - 1) +
                            (call.kwargs.empty() ? "" : " and keywords"));
             return {};
         }
@@ -164,8 +195,8 @@ Val Sema::lower_builtin(const std::string &name, const ast::Expr &call, Scope &s
             return true;
         };
         if (!float_type(x.type())) {
-            error(call.args[2]->loc, "grad needs x of a float type (or a tuple of them), got " +
-                                         type_str(x.type(), scope));
+            error(call.args[2]->loc,
+                  "grad needs x of a float type (or a tuple of them), got " + type_str(x.type(), scope));
             return {};
         }
         ir::Node n;
@@ -191,12 +222,12 @@ Val Sema::lower_builtin(const std::string &name, const ast::Expr &call, Scope &s
 
 bool BuiltinCall::arity(size_t lo, size_t hi) const {
     if (npos >= lo && npos <= hi) return true;
-    std::string want = lo == hi ? std::to_string(lo)
+    std::string want = lo == hi       ? std::to_string(lo)
                        : hi == lo + 1 ? std::to_string(lo) + " or " + std::to_string(hi)
                                       : std::to_string(lo) + " to " + std::to_string(hi);
     if (hi > 100) want = "at least " + std::to_string(lo);
-    s.error(loc, name + " takes " + want + " argument" + (hi == 1 && lo == 1 ? "" : "s") +
-                     ", got " + std::to_string(npos));
+    s.error(loc,
+            name + " takes " + want + " argument" + (hi == 1 && lo == 1 ? "" : "s") + ", got " + std::to_string(npos));
     return false;
 }
 
@@ -255,8 +286,7 @@ bool BuiltinCall::axes_of(const ast::KeywordArg *k, size_t rank, std::vector<int
         int64_t a = v.idx->aff.constant;
         int64_t r = static_cast<int64_t>(rank);
         if (a < -r || a >= r) {
-            s.error(x->loc, "axis " + std::to_string(a) + " is out of range for rank " +
-                                std::to_string(rank));
+            s.error(x->loc, "axis " + std::to_string(a) + " is out of range for rank " + std::to_string(rank));
             return false;
         }
         out->push_back(a < 0 ? a + r : a);
@@ -274,8 +304,7 @@ bool BuiltinCall::dtype_kw(ir::DType def, ir::DType *out) const {
     const ast::KeywordArg *k = kw("dtype");
     if (!k) return true;
     static const std::map<std::string, ir::DType> names = {
-        {"f32", ir::DType::F32}, {"f64", ir::DType::F64}, {"i32", ir::DType::I32},
-        {"bool", ir::DType::Bool}};
+        {"f32", ir::DType::F32}, {"f64", ir::DType::F64}, {"i32", ir::DType::I32}, {"bool", ir::DType::Bool}};
     auto it = k->value->kind == ast::ExprKind::Name ? names.find(k->value->name) : names.end();
     if (it == names.end()) {
         s.error(k->value->loc, "dtype must be one of f32, f64, i32, bool");
@@ -285,8 +314,7 @@ bool BuiltinCall::dtype_kw(ir::DType def, ir::DType *out) const {
     return true;
 }
 
-ir::Node BuiltinCall::builtin_node(ir::BuiltinOp op, ir::Type t,
-                                   std::vector<ir::NodePtr> args) const {
+ir::Node BuiltinCall::builtin_node(ir::BuiltinOp op, ir::Type t, std::vector<ir::NodePtr> args) const {
     ir::Node n;
     n.kind = ir::NodeKind::Builtin;
     n.builtin = op;
@@ -307,8 +335,7 @@ bool BuiltinCall::key_arg(const Val &k, Loc at) const {
 
 Val Sema::sum_leaves(const Val &x, const ast::Expr &call, Scope &scope) {
     if (!call.kwargs.empty()) {
-        error(call.kwargs[0].loc,
-              "sum of a tuple adds every element of every leaf; it takes no axis");
+        error(call.kwargs[0].loc, "sum of a tuple adds every element of every leaf; it takes no axis");
         return {};
     }
     std::vector<Val> leaves;

@@ -40,9 +40,8 @@ std::optional<Val> Sema::lower_constructor_builtin(const BuiltinCall &bc) {
         if (!bc.dtype_kw(ir::DType::F32, &d)) return Val{};
         ir::Type t = scalar(d);
         t.shape = *shape;
-        return bc.make(
-            bc.builtin_node(name == "zeros" ? ir::BuiltinOp::Zeros : ir::BuiltinOp::Ones, t, {}),
-            Val{}, false);
+        return bc.make(bc.builtin_node(name == "zeros" ? ir::BuiltinOp::Zeros : ir::BuiltinOp::Ones, t, {}), Val{},
+                       false);
     }
     if (name == "full") {
         if (!bc.arity(2, 2) || !bc.keywords({"dtype"})) return Val{};
@@ -51,8 +50,7 @@ std::optional<Val> Sema::lower_constructor_builtin(const BuiltinCall &bc) {
         Val v = bc.value(1);
         if (!bc.numeric(v, bc.pos(1).loc)) return Val{};
         if (!v.type().shape.empty()) {
-            error(bc.pos(1).loc, "the fill value of full must be a scalar, got " +
-                                  type_str(v.type(), scope));
+            error(bc.pos(1).loc, "the fill value of full must be a scalar, got " + type_str(v.type(), scope));
             return Val{};
         }
         ir::DType d = v.type().dtype;
@@ -80,8 +78,7 @@ std::optional<Val> Sema::lower_random_builtin(const BuiltinCall &bc) {
             Val v = bc.value(k);
             if (!v.ok()) return Val{};
             if (v.type().is_tuple || !v.type().shape.empty() || v.type().dtype != ir::DType::I32) {
-                error(bc.pos(k).loc, "rng arguments must be i32 scalars, got " +
-                                      type_str(v.type(), scope));
+                error(bc.pos(k).loc, "rng arguments must be i32 scalars, got " + type_str(v.type(), scope));
                 return Val{};
             }
             n.args.push_back(v.node);
@@ -96,9 +93,7 @@ std::optional<Val> Sema::lower_random_builtin(const BuiltinCall &bc) {
             error(bc.pos(1).loc, "fold_in needs an i32 scalar, got " + type_str(i.type(), scope));
             return Val{};
         }
-        return bc.make(
-            bc.builtin_node(ir::BuiltinOp::FoldIn, scalar(ir::DType::Key), {k.node, i.node}), k,
-            false);
+        return bc.make(bc.builtin_node(ir::BuiltinOp::FoldIn, scalar(ir::DType::Key), {k.node, i.node}), k, false);
     }
     if (name == "uniform_like" || name == "normal_like") {  // draws of x's shape and float dtype
         if (!bc.arity(2, 2) || !bc.keywords({})) return Val{};
@@ -127,18 +122,15 @@ std::optional<Val> Sema::lower_random_builtin(const BuiltinCall &bc) {
         }
         ir::Type t = scalar(d);
         t.shape = shape;
-        return bc.make(
-            bc.builtin_node(name == "uniform" ? ir::BuiltinOp::Uniform : ir::BuiltinOp::Normal, t,
-                            {k.node}),
-            k, false);
+        return bc.make(bc.builtin_node(name == "uniform" ? ir::BuiltinOp::Uniform : ir::BuiltinOp::Normal, t, {k.node}),
+                       k, false);
     }
     if (name == "categorical") {
         if (!bc.arity(2, 2) || !bc.keywords({})) return Val{};
         Val k = bc.value(0), l = bc.value(1);
         if (!bc.key_arg(k, bc.pos(0).loc) || !bc.numeric(l, bc.pos(1).loc)) return Val{};
         if (l.type().shape.empty()) {
-            error(bc.pos(1).loc, "categorical needs logits with at least one axis, got " +
-                                  type_str(l.type(), scope));
+            error(bc.pos(1).loc, "categorical needs logits with at least one axis, got " + type_str(l.type(), scope));
             return Val{};
         }
         l = convert(l, float_of(l.type().dtype));
@@ -174,8 +166,8 @@ std::optional<Val> Sema::lower_pytree_builtin(const BuiltinCall &bc) {
         c.type.shape.push_back(ir::Extent{static_cast<int64_t>(x.type().shape.size()), nullptr});
         for (const ir::Extent &e : x.type().shape) {
             if (!e.is_static()) {
-                error(bc.pos(0).loc, "shape of " + type_str(x.type(), scope) +
-                                      " is not a constant: it has a dynamic extent");
+                error(bc.pos(0).loc,
+                      "shape of " + type_str(x.type(), scope) + " is not a constant: it has a dynamic extent");
                 return Val{};
             }
             c.data.push_back(static_cast<double>(e.max_value));
@@ -189,12 +181,11 @@ std::optional<Val> Sema::lower_pytree_builtin(const BuiltinCall &bc) {
         if (!bc.key_arg(k, bc.pos(0).loc)) return Val{};
         auto shape = shape_arg(bc.pos(1), scope);
         if (!shape) return Val{};
-        if (shape->size() != 2 || !(*shape)[0].is_static() || !(*shape)[1].is_static() ||
-            (*shape)[0].max_value < 1 || (*shape)[1].max_value < 1) {
-            error(bc.pos(1).loc,
-                  "orthogonal needs a static matrix shape [rows, cols] with rows, cols "
-                  ">= 1, got '" +
-                      text(bc.pos(1).loc) + "'");
+        if (shape->size() != 2 || !(*shape)[0].is_static() || !(*shape)[1].is_static() || (*shape)[0].max_value < 1 ||
+            (*shape)[1].max_value < 1) {
+            error(bc.pos(1).loc, "orthogonal needs a static matrix shape [rows, cols] with rows, cols "
+                                 ">= 1, got '" +
+                                     text(bc.pos(1).loc) + "'");
             return Val{};
         }
         ir::DType d;
@@ -207,27 +198,24 @@ std::optional<Val> Sema::lower_pytree_builtin(const BuiltinCall &bc) {
         if (const ast::KeywordArg *gk = bc.kw("gain")) {
             gain = lower(*gk->value, scope);
             if (!gain.ok()) return Val{};
-            if (gain.type().is_tuple || !gain.type().shape.empty() ||
-                dtype_kind(gain.type().dtype) == 3) {
-                error(gk->value->loc, "the gain of orthogonal must be a number, got " +
-                                          type_str(gain.type(), scope));
+            if (gain.type().is_tuple || !gain.type().shape.empty() || dtype_kind(gain.type().dtype) == 3) {
+                error(gk->value->loc, "the gain of orthogonal must be a number, got " + type_str(gain.type(), scope));
                 return Val{};
             }
             gain = convert(gain, ir::DType::F64);
         }
         ir::Type t = scalar(d);
         t.shape = *shape;
-        return bc.make(bc.builtin_node(ir::BuiltinOp::Orthogonal, t, {k.node, gain.node}), k,
-                       false);
+        return bc.make(bc.builtin_node(ir::BuiltinOp::Orthogonal, t, {k.node, gain.node}), k, false);
     }
     if (name == "permutation") {
         if (!bc.arity(2, 2) || !bc.keywords({})) return Val{};
         Val k = bc.value(0), n = bc.value(1);
         if (!bc.key_arg(k, bc.pos(0).loc) || !n.ok()) return Val{};
-        if (!n.idx || n.idx->kind != ir::IndexExpr::Aff || !n.idx->aff.is_constant() ||
-            n.idx->aff.constant < 1) {
+        if (!n.idx || n.idx->kind != ir::IndexExpr::Aff || !n.idx->aff.is_constant() || n.idx->aff.constant < 1) {
             error(bc.pos(1).loc, "the length of permutation must be a positive integer constant, "
-                              "got '" + text(bc.pos(1).loc) + "'");
+                                 "got '" +
+                                     text(bc.pos(1).loc) + "'");
             return Val{};
         }
         ir::Type t = scalar(ir::DType::I32);

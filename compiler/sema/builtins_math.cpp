@@ -19,8 +19,7 @@ std::optional<Val> Sema::lower_elementwise_builtin(const BuiltinCall &bc) {
     Scope &scope = bc.scope;
     // ---- casts
     static const std::map<std::string, ir::DType> casts = {
-        {"f32", ir::DType::F32}, {"f64", ir::DType::F64}, {"i32", ir::DType::I32},
-        {"bool", ir::DType::Bool}};
+        {"f32", ir::DType::F32}, {"f64", ir::DType::F64}, {"i32", ir::DType::I32}, {"bool", ir::DType::Bool}};
     if (casts.count(name)) {
         if (!bc.arity(1, 1) || !bc.keywords({})) return Val{};
         return map_leaves({bc.value(0)}, loc, scope, name, [&](const std::vector<Val> &x) -> Val {
@@ -53,8 +52,7 @@ std::optional<Val> Sema::lower_elementwise_builtin(const BuiltinCall &bc) {
             return bc.make(std::move(n), v, v.weak);
         };
         if (v0.type().is_tuple && !any)  // pytree: every leaf
-            return map_leaves({v0}, loc, scope, name,
-                              [&](const std::vector<Val> &x) -> Val { return unary(x[0]); });
+            return map_leaves({v0}, loc, scope, name, [&](const std::vector<Val> &x) -> Val { return unary(x[0]); });
         return unary(v0);
     }
     if (name == "pow") {
@@ -70,51 +68,51 @@ std::optional<Val> Sema::lower_elementwise_builtin(const BuiltinCall &bc) {
             return Val{};
         }
         return map_leaves({a0, b0}, loc, scope, "where", [&](const std::vector<Val> &ab_) -> Val {
-        Val a = ab_[0], b = ab_[1];
-        // Type the branches as a + b would (same promotion and broadcasting).
-        Val ab = binary_op(ir::BinaryOp::Add, a, b, loc, scope, "where");
-        if (!ab.ok()) return Val{};
-        ir::DType d = ab.type().dtype;
-        if (ab.node->kind == ir::NodeKind::Binary) {
-            a.node = ab.node->args[0];
-            b.node = ab.node->args[1];
-        } else {
-            a = convert(a, d);
-            b = convert(b, d);
-        }
-        if (d == ir::DType::I32 && a.type().dtype == ir::DType::Bool) {
-            a = convert(a, d);
-            b = convert(b, d);
-        }
-        bool ok = true;
-        ir::Type t = join_shapes(ab.type(), c.type(), &ok);
-        if (!ok) {
-            error(loc, "shapes " + type_str(c.type(), scope) + " and " +
-                           type_str(ab.type(), scope) + " cannot be broadcast");
-            return Val{};
-        }
-        ir::Node n;
-        n.kind = ir::NodeKind::Where;
-        n.type = t;
-        n.type.dtype = a.type().dtype;
-        n.args = {c.node, a.node, b.node};
-        return bc.make(std::move(n), a, a.weak && b.weak);
+            Val a = ab_[0], b = ab_[1];
+            // Type the branches as a + b would (same promotion and broadcasting).
+            Val ab = binary_op(ir::BinaryOp::Add, a, b, loc, scope, "where");
+            if (!ab.ok()) return Val{};
+            ir::DType d = ab.type().dtype;
+            if (ab.node->kind == ir::NodeKind::Binary) {
+                a.node = ab.node->args[0];
+                b.node = ab.node->args[1];
+            } else {
+                a = convert(a, d);
+                b = convert(b, d);
+            }
+            if (d == ir::DType::I32 && a.type().dtype == ir::DType::Bool) {
+                a = convert(a, d);
+                b = convert(b, d);
+            }
+            bool ok = true;
+            ir::Type t = join_shapes(ab.type(), c.type(), &ok);
+            if (!ok) {
+                error(loc, "shapes " + type_str(c.type(), scope) + " and " + type_str(ab.type(), scope) +
+                               " cannot be broadcast");
+                return Val{};
+            }
+            ir::Node n;
+            n.kind = ir::NodeKind::Where;
+            n.type = t;
+            n.type.dtype = a.type().dtype;
+            n.args = {c.node, a.node, b.node};
+            return bc.make(std::move(n), a, a.weak && b.weak);
         });
     }
     if (name == "clamp") {
         if (!bc.arity(3, 3) || !bc.keywords({})) return Val{};
-        return map_leaves({bc.value(0), bc.value(1), bc.value(2)}, loc, scope, "clamp",
-                          [&](const std::vector<Val> &xs) -> Val {
-        Val x = xs[0], lo = xs[1], hi = xs[2];
-        Val t1 = binary_op(ir::BinaryOp::Min, x, lo, loc, scope, "clamp");
-        if (!t1.ok()) return Val{};
-        Val t2 = binary_op(ir::BinaryOp::Min, t1, hi, loc, scope, "clamp");
-        if (!t2.ok()) return Val{};
-        ir::DType d = t2.type().dtype;
-        x = convert(x, d), lo = convert(lo, d), hi = convert(hi, d);
-        return bc.make(bc.builtin_node(ir::BuiltinOp::Clamp, t2.type(), {x.node, lo.node, hi.node}),
-                       x, x.weak && lo.weak && hi.weak);
-        });
+        return map_leaves(
+            {bc.value(0), bc.value(1), bc.value(2)}, loc, scope, "clamp", [&](const std::vector<Val> &xs) -> Val {
+                Val x = xs[0], lo = xs[1], hi = xs[2];
+                Val t1 = binary_op(ir::BinaryOp::Min, x, lo, loc, scope, "clamp");
+                if (!t1.ok()) return Val{};
+                Val t2 = binary_op(ir::BinaryOp::Min, t1, hi, loc, scope, "clamp");
+                if (!t2.ok()) return Val{};
+                ir::DType d = t2.type().dtype;
+                x = convert(x, d), lo = convert(lo, d), hi = convert(hi, d);
+                return bc.make(bc.builtin_node(ir::BuiltinOp::Clamp, t2.type(), {x.node, lo.node, hi.node}), x,
+                               x.weak && lo.weak && hi.weak);
+            });
     }
     return std::nullopt;
 }
@@ -129,16 +127,14 @@ std::optional<Val> Sema::lower_reduction_builtin(const BuiltinCall &bc) {
     // ---- reductions
     if ((name == "max" || name == "min") && npos == 2) {
         if (!bc.keywords({})) return Val{};
-        return binary_op(name == "max" ? ir::BinaryOp::Max : ir::BinaryOp::Min, bc.value(0),
-                         bc.value(1), loc, scope, name.c_str());
+        return binary_op(name == "max" ? ir::BinaryOp::Max : ir::BinaryOp::Min, bc.value(0), bc.value(1), loc, scope,
+                         name.c_str());
     }
     static const std::map<std::string, ir::BuiltinOp> reductions = {
-        {"sum", ir::BuiltinOp::Sum}, {"mean", ir::BuiltinOp::Mean},
-        {"max", ir::BuiltinOp::ReduceMax}, {"min", ir::BuiltinOp::ReduceMin},
-        {"argmax", ir::BuiltinOp::Argmax}, {"logsumexp", ir::BuiltinOp::Logsumexp}};
+        {"sum", ir::BuiltinOp::Sum},       {"mean", ir::BuiltinOp::Mean},     {"max", ir::BuiltinOp::ReduceMax},
+        {"min", ir::BuiltinOp::ReduceMin}, {"argmax", ir::BuiltinOp::Argmax}, {"logsumexp", ir::BuiltinOp::Logsumexp}};
     if (reductions.count(name)) {
-        if (!bc.arity(1, (name == "max" || name == "min") ? 2 : 1) || !bc.keywords({"axis"}))
-            return Val{};
+        if (!bc.arity(1, (name == "max" || name == "min") ? 2 : 1) || !bc.keywords({"axis"})) return Val{};
         Val x = bc.value(0);
         if (x.ok() && x.type().is_tuple && name == "sum") return sum_leaves(x, call, scope);
         if (!bc.numeric(x, bc.pos(0).loc)) return Val{};
@@ -180,9 +176,9 @@ std::optional<Val> Sema::lower_reduction_builtin(const BuiltinCall &bc) {
         d = name == "cumsum" ? (d == ir::DType::Bool ? ir::DType::I32 : d) : float_of(d);
         x = convert(x, d);
         ir::Node n = bc.builtin_node(name == "softmax"       ? ir::BuiltinOp::Softmax
-                                  : name == "log_softmax" ? ir::BuiltinOp::LogSoftmax
-                                                          : ir::BuiltinOp::Cumsum,
-                                  x.type(), {x.node});
+                                     : name == "log_softmax" ? ir::BuiltinOp::LogSoftmax
+                                                             : ir::BuiltinOp::Cumsum,
+                                     x.type(), {x.node});
         n.axes = axes;
         n.has_axes = true;
         return bc.make(std::move(n), x, x.weak);
@@ -200,10 +196,9 @@ std::optional<Val> Sema::lower_reduction_builtin(const BuiltinCall &bc) {
             ir::Type j = join_shapes(x.type(), g.type(), &ok);
             if (!ok || j.shape.size() != x.type().shape.size() ||
                 !type_equal(with_dtype(j, ir::DType::F32), with_dtype(x.type(), ir::DType::F32))) {
-                error(bc.pos(1).loc,
-                      "the discount of discounted_cumsum must be a scalar or broadcast "
-                      "to " +
-                          type_str(x.type(), scope) + ", got " + type_str(g.type(), scope));
+                error(bc.pos(1).loc, "the discount of discounted_cumsum must be a scalar or broadcast "
+                                     "to " +
+                                         type_str(x.type(), scope) + ", got " + type_str(g.type(), scope));
                 return Val{};
             }
         }

@@ -27,8 +27,7 @@ std::optional<Val> Sema::lower_shape_builtin(const BuiltinCall &bc) {
         if (!bc.numeric(x, bc.pos(0).loc)) return Val{};
         size_t r = x.type().shape.size();
         std::vector<int64_t> perm;
-        const ast::Expr *px =
-            npos == 2 ? &bc.pos(1) : (bc.kw("axes") ? bc.kw("axes")->value.get() : nullptr);
+        const ast::Expr *px = npos == 2 ? &bc.pos(1) : (bc.kw("axes") ? bc.kw("axes")->value.get() : nullptr);
         if (px) {
             std::vector<const ast::Expr *> items;
             if (px->kind == ast::ExprKind::ArrayLit || px->kind == ast::ExprKind::Tuple)
@@ -48,8 +47,8 @@ std::optional<Val> Sema::lower_shape_builtin(const BuiltinCall &bc) {
             bool ok = sorted.size() == r;
             for (size_t k = 0; ok && k < r; ++k) ok = sorted[k] == static_cast<int64_t>(k);
             if (!ok) {
-                error(px->loc, "axes " + text(px->loc) + " are not a permutation of the " +
-                                   std::to_string(r) + " axes of " + type_str(x.type(), scope));
+                error(px->loc, "axes " + text(px->loc) + " are not a permutation of the " + std::to_string(r) +
+                                   " axes of " + type_str(x.type(), scope));
                 return Val{};
             }
         } else {
@@ -68,8 +67,7 @@ std::optional<Val> Sema::lower_shape_builtin(const BuiltinCall &bc) {
         if (!bc.numeric(x, bc.pos(0).loc)) return Val{};
         for (const ir::Extent &e : x.type().shape)
             if (!e.is_static()) {
-                error(bc.pos(0).loc, "cannot reshape " + type_str(x.type(), scope) +
-                                      ": its shape is dynamic");
+                error(bc.pos(0).loc, "cannot reshape " + type_str(x.type(), scope) + ": its shape is dynamic");
                 return Val{};
             }
         auto shape = shape_arg(bc.pos(1), scope);
@@ -86,9 +84,8 @@ std::optional<Val> Sema::lower_shape_builtin(const BuiltinCall &bc) {
         ir::Type t = x.type();
         t.shape = *shape;
         if (have != want) {
-            error(loc, "cannot reshape " + type_str(x.type(), scope) + " (" + std::to_string(have) +
-                           " elements) to " + type_str(t, scope) + " (" + std::to_string(want) +
-                           " elements)");
+            error(loc, "cannot reshape " + type_str(x.type(), scope) + " (" + std::to_string(have) + " elements) to " +
+                           type_str(t, scope) + " (" + std::to_string(want) + " elements)");
             return Val{};
         }
         return bc.make(bc.builtin_node(ir::BuiltinOp::Reshape, t, {x.node}), x, x.weak);
@@ -121,9 +118,12 @@ std::optional<Val> Sema::lower_shape_builtin(const BuiltinCall &bc) {
         ir::DType d = xs[0].type().dtype;
         for (size_t k = 1; k < xs.size(); ++k) {
             ir::DType vd = xs[k].type().dtype;
-            if (weak && xs[k].weak) d = promote(d, vd);
-            else if (weak) d = dtype_kind(vd) >= dtype_kind(d) ? vd : float_of(d);
-            else if (!xs[k].weak) d = promote(d, vd);
+            if (weak && xs[k].weak)
+                d = promote(d, vd);
+            else if (weak)
+                d = dtype_kind(vd) >= dtype_kind(d) ? vd : float_of(d);
+            else if (!xs[k].weak)
+                d = promote(d, vd);
             weak = weak && xs[k].weak;
         }
         size_t r = xs[0].type().shape.size();
@@ -147,8 +147,7 @@ std::optional<Val> Sema::lower_shape_builtin(const BuiltinCall &bc) {
                 same = (name == "concat" && static_cast<int64_t>(a) == axis) ||
                        extent_equal(tk.shape[a], xs[0].type().shape[a]);
             if (!same) {
-                error(loc, "shapes " + type_str(xs[0].type(), scope) + " and " +
-                               type_str(tk, scope) + " cannot be " +
+                error(loc, "shapes " + type_str(xs[0].type(), scope) + " and " + type_str(tk, scope) + " cannot be " +
                                (name == "stack" ? "stacked" : "concatenated"));
                 return Val{};
             }
@@ -162,10 +161,11 @@ std::optional<Val> Sema::lower_shape_builtin(const BuiltinCall &bc) {
             error(loc, "concat of arrays with dynamic extents along the axis is not supported");
             return Val{};
         }
-        if (name == "concat") t.shape[axis] = ir::Extent{total, nullptr};
-        else t.shape.insert(t.shape.begin() + axis, ir::Extent{static_cast<int64_t>(xs.size()), nullptr});
-        ir::Node n = bc.builtin_node(
-            name == "concat" ? ir::BuiltinOp::Concat : ir::BuiltinOp::Stack, t, args);
+        if (name == "concat")
+            t.shape[axis] = ir::Extent{total, nullptr};
+        else
+            t.shape.insert(t.shape.begin() + axis, ir::Extent{static_cast<int64_t>(xs.size()), nullptr});
+        ir::Node n = bc.builtin_node(name == "concat" ? ir::BuiltinOp::Concat : ir::BuiltinOp::Stack, t, args);
         n.axes = {axis};
         n.has_axes = true;
         return bc.make(std::move(n), acc, weak);
@@ -212,8 +212,7 @@ std::optional<Val> Sema::lower_shape_builtin(const BuiltinCall &bc) {
         for (int64_t k = 0; k < axis; ++k) t.shape.push_back(x.type().shape[k]);
         for (const ir::Extent &e : i.type().shape) t.shape.push_back(e);
         for (size_t k = axis + 1; k < x.type().shape.size(); ++k) t.shape.push_back(x.type().shape[k]);
-        ir::Node n =
-            bc.builtin_node(ir::BuiltinOp::Gather, t, {x.node, convert(i, ir::DType::I32).node});
+        ir::Node n = bc.builtin_node(ir::BuiltinOp::Gather, t, {x.node, convert(i, ir::DType::I32).node});
         n.axes = {axis};
         n.has_axes = true;
         return bc.make(std::move(n), x, x.weak);

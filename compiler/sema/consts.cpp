@@ -42,7 +42,10 @@ std::optional<ConstValue> Sema::eval_const(const ast::Expr &e, int module) {
     ConstValue r;
     switch (e.kind) {
     case ExprKind::IntLit: r.i = e.int_value; return r;
-    case ExprKind::FloatLit: r.is_int = false; r.f = e.float_value; return r;
+    case ExprKind::FloatLit:
+        r.is_int = false;
+        r.f = e.float_value;
+        return r;
     case ExprKind::Name: {
         const Entity *ent = lookup(module, e.name);
         if (!ent) {
@@ -86,8 +89,7 @@ std::optional<ConstValue> Sema::eval_const(const ast::Expr &e, int module) {
         if (e.op == ast::OpKind::Plus) return a;
         if (e.op == ast::OpKind::Neg) {
             if (a->is_int) {
-                if (!checked(__builtin_sub_overflow(int64_t(0), a->i, &a->i), e.loc, *this))
-                    return std::nullopt;
+                if (!checked(__builtin_sub_overflow(int64_t(0), a->i, &a->i), e.loc, *this)) return std::nullopt;
             } else {
                 a->f = -a->f;
             }
@@ -104,23 +106,34 @@ std::optional<ConstValue> Sema::eval_const(const ast::Expr &e, int module) {
         double x = a->as_double(), y = b->as_double();
         switch (e.op) {
         case ast::OpKind::Add:
-            if (ints) return checked(__builtin_add_overflow(a->i, b->i, &r.i), e.loc, *this)
-                                 ? std::optional<ConstValue>(r) : std::nullopt;
-            r.is_int = false; r.f = x + y; return r;
+            if (ints)
+                return checked(__builtin_add_overflow(a->i, b->i, &r.i), e.loc, *this) ? std::optional<ConstValue>(r)
+                                                                                       : std::nullopt;
+            r.is_int = false;
+            r.f = x + y;
+            return r;
         case ast::OpKind::Sub:
-            if (ints) return checked(__builtin_sub_overflow(a->i, b->i, &r.i), e.loc, *this)
-                                 ? std::optional<ConstValue>(r) : std::nullopt;
-            r.is_int = false; r.f = x - y; return r;
+            if (ints)
+                return checked(__builtin_sub_overflow(a->i, b->i, &r.i), e.loc, *this) ? std::optional<ConstValue>(r)
+                                                                                       : std::nullopt;
+            r.is_int = false;
+            r.f = x - y;
+            return r;
         case ast::OpKind::Mul:
-            if (ints) return checked(__builtin_mul_overflow(a->i, b->i, &r.i), e.loc, *this)
-                                 ? std::optional<ConstValue>(r) : std::nullopt;
-            r.is_int = false; r.f = x * y; return r;
+            if (ints)
+                return checked(__builtin_mul_overflow(a->i, b->i, &r.i), e.loc, *this) ? std::optional<ConstValue>(r)
+                                                                                       : std::nullopt;
+            r.is_int = false;
+            r.f = x * y;
+            return r;
         case ast::OpKind::Div:
             if (y == 0.0) {
                 error(e.loc, "division by zero in constant expression");
                 return std::nullopt;
             }
-            r.is_int = false; r.f = x / y; return r;
+            r.is_int = false;
+            r.f = x / y;
+            return r;
         case ast::OpKind::Mod:
             if (y == 0.0) {
                 error(e.loc, "modulo by zero in constant expression");
@@ -131,24 +144,27 @@ std::optional<ConstValue> Sema::eval_const(const ast::Expr &e, int module) {
                 if (r.i != 0 && ((r.i < 0) != (b->i < 0))) r.i += b->i;
                 return r;
             }
-            r.is_int = false; r.f = x - std::floor(x / y) * y; return r;
+            r.is_int = false;
+            r.f = x - std::floor(x / y) * y;
+            return r;
         case ast::OpKind::Pow:
             if (ints && b->i >= 0 && b->i < 64) {
                 r.i = 1;
                 for (int64_t k = 0; k < b->i; ++k)
-                    if (!checked(__builtin_mul_overflow(r.i, a->i, &r.i), e.loc, *this))
-                        return std::nullopt;
+                    if (!checked(__builtin_mul_overflow(r.i, a->i, &r.i), e.loc, *this)) return std::nullopt;
                 return r;
             }
-            r.is_int = false; r.f = std::pow(x, y); return r;
+            r.is_int = false;
+            r.f = std::pow(x, y);
+            return r;
         default: break;
         }
         break;
     }
     case ExprKind::Call: {
         const ast::Expr &callee = *e.args[0];
-        if (callee.kind == ExprKind::Name && (callee.name == "min" || callee.name == "max") &&
-            e.args.size() == 3 && e.kwargs.empty()) {
+        if (callee.kind == ExprKind::Name && (callee.name == "min" || callee.name == "max") && e.args.size() == 3 &&
+            e.kwargs.empty()) {
             auto a = eval_const(*e.args[1], module);
             if (!a) return a;
             auto b = eval_const(*e.args[2], module);
@@ -174,10 +190,8 @@ std::optional<int64_t> Sema::eval_int(const ast::Expr &e, int module, const std:
     auto v = eval_const(e, module);
     if (!v) return std::nullopt;
     if (v->is_int) return v->i;
-    if (std::isfinite(v->f) && v->f == std::floor(v->f) && std::fabs(v->f) < 9.0e15)
-        return static_cast<int64_t>(v->f);
-    error(e.loc, what + " must be an integer, but '" + text(e.loc) + "' is " +
-                     std::to_string(v->f));
+    if (std::isfinite(v->f) && v->f == std::floor(v->f) && std::fabs(v->f) < 9.0e15) return static_cast<int64_t>(v->f);
+    error(e.loc, what + " must be an integer, but '" + text(e.loc) + "' is " + std::to_string(v->f));
     return std::nullopt;
 }
 
@@ -200,8 +214,8 @@ void Sema::eval_dims() {
             const ast::Expr &be = d.bound_expr ? *d.bound_expr : name_expr;
             auto v = eval_int(be, 0, "a dim bound");
             if (v && *v < 1)
-                error(be.loc, "bad bound value: " + text(be.loc) + " = " +
-                                             std::to_string(*v) + "; bounds must be at least 1");
+                error(be.loc,
+                      "bad bound value: " + text(be.loc) + " = " + std::to_string(*v) + "; bounds must be at least 1");
             else if (v)
                 value = *v;
         } else {
@@ -215,26 +229,23 @@ void Sema::eval_dims() {
             if (shared) {
                 value = prog_.bounds[d.bound];
                 if (def && over == opts_.defines.end() && *def != value) {
-                    error(d.value->loc, "bound '" + d.bound + "' already has the value " +
-                                            std::to_string(value));
+                    error(d.value->loc, "bound '" + d.bound + "' already has the value " + std::to_string(value));
                     note(prev->loc, "'" + d.bound + "' is first defined here");
                 }
             } else {
-                std::optional<int64_t> v = over != opts_.defines.end()
-                                               ? std::optional<int64_t>(over->second) : def;
+                std::optional<int64_t> v = over != opts_.defines.end() ? std::optional<int64_t>(over->second) : def;
                 if (over != opts_.defines.end()) where = d.bound_loc.valid() ? d.bound_loc : d.loc;
                 if (!v && !d.value) {
                     error(d.bound_loc.valid() ? d.bound_loc : d.loc,
-                          "bound '" + d.bound + "' has no value: give a default (dim " + d.name +
-                              " < " + d.bound + " = 100) or pass -D " + d.bound + "=<n>");
+                          "bound '" + d.bound + "' has no value: give a default (dim " + d.name + " < " + d.bound +
+                              " = 100) or pass -D " + d.bound + "=<n>");
                 } else if (v && *v < 1) {
-                    error(where, "bad bound value: " + d.bound + " = " + std::to_string(*v) +
-                                     "; bounds must be at least 1");
+                    error(where,
+                          "bad bound value: " + d.bound + " = " + std::to_string(*v) + "; bounds must be at least 1");
                 } else if (v) {
                     value = *v;
                 }
-                if (define(0, d.bound,
-                           {EntityKind::Bound, -1, d.bound_loc.valid() ? d.bound_loc : d.loc}))
+                if (define(0, d.bound, {EntityKind::Bound, -1, d.bound_loc.valid() ? d.bound_loc : d.loc}))
                     prog_.bounds[d.bound] = value;
             }
         }
@@ -244,8 +255,7 @@ void Sema::eval_dims() {
     }
     for (const auto &[name, v] : opts_.defines)
         if (!prog_.bounds.count(name))
-            diag_.error("-D " + name + "=" + std::to_string(v) + ": there is no bound named '" +
-                        name + "'");
+            diag_.error("-D " + name + "=" + std::to_string(v) + ": there is no bound named '" + name + "'");
 }
 
 std::optional<ir::Type> Sema::eval_type(const ast::TypeAnnot &t, int module) {
@@ -260,8 +270,7 @@ std::optional<ir::Type> Sema::eval_type(const ast::TypeAnnot &t, int module) {
         return out;
     }
     static const std::map<std::string, ir::DType> names = {
-        {"f32", ir::DType::F32}, {"f64", ir::DType::F64}, {"i32", ir::DType::I32},
-        {"bool", ir::DType::Bool}};
+        {"f32", ir::DType::F32}, {"f64", ir::DType::F64}, {"i32", ir::DType::I32}, {"bool", ir::DType::Bool}};
     auto it = names.find(t.dtype);
     if (it == names.end()) {
         error(t.loc, "unknown dtype '" + t.dtype + "'; expected f32, f64, i32 or bool");

@@ -44,9 +44,8 @@ void Sema::collect_tensors() {
         if (!type || t < 0) return;
         TensorInfo &info = tinfo_[t];
         if (info.declared && !type_equal(*info.declared, *type)) {
-            error(loc, "conflicting types for " + prog_.tensors[t].name + ": " +
-                           ir::type_to_string(*type) + " here but " +
-                           ir::type_to_string(*info.declared) + " there");
+            error(loc, "conflicting types for " + prog_.tensors[t].name + ": " + ir::type_to_string(*type) +
+                           " here but " + ir::type_to_string(*info.declared) + " there");
             note(info.declared_loc, prog_.tensors[t].name + " is declared here");
             return;
         }
@@ -68,8 +67,7 @@ void Sema::collect_tensors() {
                 continue;
             }
             std::string hname = "(";
-            for (size_t k = 0; k < d.targets.size(); ++k)
-                hname += (k ? ", " : "") + d.targets[k];
+            for (size_t k = 0; k < d.targets.size(); ++k) hname += (k ? ", " : "") + d.targets[k];
             hname += ")";
             bool dup = false;
             for (size_t k = 0; k < d.targets.size() && !dup; ++k)
@@ -97,8 +95,7 @@ void Sema::collect_tensors() {
             }
         } else if (d.kind == ast::DeclKind::TypeDecl) {
             std::string name = d.targets.empty() ? d.name : d.targets[0];
-            Loc at = d.target_locs.empty() ? (d.name_loc.valid() ? d.name_loc : d.loc)
-                                           : d.target_locs[0];
+            Loc at = d.target_locs.empty() ? (d.name_loc.valid() ? d.name_loc : d.loc) : d.target_locs[0];
             int t = get_tensor(name, at, false);
             if (t < 0) continue;
             declare(t, d.type, at);
@@ -133,8 +130,8 @@ void Sema::collect_tensors() {
             prog_.tensors[t].load_path = d.module;
             tinfo_[t].dims_ok = true;
             if (!d.has_type) {
-                error(at, "load of '" + d.name + "' needs a type, e.g. load " + d.name +
-                              " : f32[4] from \"" + d.module + "\"");
+                error(at, "load of '" + d.name + "' needs a type, e.g. load " + d.name + " : f32[4] from \"" +
+                              d.module + "\"");
                 continue;
             }
             declare(t, d.type, at);
@@ -177,8 +174,7 @@ bool Sema::classify(const ast::Expr &e, ir::PatternItem *out) {
             auto off = eval_int(c, 0, "a shift");
             if (!off) return false;
             if (*off <= 0) {
-                error(e.loc, "bad pattern position '" + text(e.loc) +
-                                 "': a shift must add a positive constant");
+                error(e.loc, "bad pattern position '" + text(e.loc) + "': a shift must add a positive constant");
                 return false;
             }
             out->kind = ir::PatternItem::Shift;
@@ -195,8 +191,7 @@ bool Sema::classify(const ast::Expr &e, ir::PatternItem *out) {
     auto c = eval_int(e, 0, "a pattern position");
     if (!c) return false;
     if (*c < 0) {
-        error(e.loc, "bad pattern position '" + text(e.loc) + "' = " + std::to_string(*c) +
-                         ": coordinates are >= 0");
+        error(e.loc, "bad pattern position '" + text(e.loc) + "' = " + std::to_string(*c) + ": coordinates are >= 0");
         return false;
     }
     out->kind = ir::PatternItem::Constant;
@@ -208,8 +203,10 @@ std::string Sema::describe_lhs(const EqSrc &s) {
     std::string out = "(";
     for (size_t k = 0; k < s.cls.size(); ++k) {
         out += k ? ", " : "";
-        if (s.cls[k].kind == ir::PatternItem::Constant) out += text(s.decl->pattern[k].loc);
-        else out += prog_.dims[s.cls[k].var].name;
+        if (s.cls[k].kind == ir::PatternItem::Constant)
+            out += text(s.decl->pattern[k].loc);
+        else
+            out += prog_.dims[s.cls[k].var].name;
     }
     return out + ")";
 }
@@ -220,8 +217,7 @@ namespace {
 Loc lhs_loc(const ast::Decl &d, const SourceManager &sm) {
     Loc l = d.loc;
     if (!l.valid()) return l;
-    Loc last = d.pattern.empty() ? (d.target_locs.empty() ? d.loc : d.target_locs.back())
-                                 : d.pattern.back().loc;
+    Loc last = d.pattern.empty() ? (d.target_locs.empty() ? d.loc : d.target_locs.back()) : d.pattern.back().loc;
     if (last.line != l.line) return l;
     int end = last.col + last.length;  // one past the last item
     std::string_view line = sm.file(l.file).line(l.line);
@@ -264,11 +260,10 @@ void Sema::infer_domains() {
             }
             for (size_t k = 0; k < s.cls.size(); ++k)
                 for (size_t j = 0; j < k; ++j)
-                    if (s.cls[k].kind != ir::PatternItem::Constant &&
-                        s.cls[j].kind != ir::PatternItem::Constant && s.cls[j].var == s.cls[k].var &&
-                        s.cls_ok) {
-                        error(d.pattern[k].loc, "dim '" + prog_.dims[s.cls[k].var].name +
-                                                    "' appears twice in the pattern of " + t.name);
+                    if (s.cls[k].kind != ir::PatternItem::Constant && s.cls[j].kind != ir::PatternItem::Constant &&
+                        s.cls[j].var == s.cls[k].var && s.cls_ok) {
+                        error(d.pattern[k].loc,
+                              "dim '" + prog_.dims[s.cls[k].var].name + "' appears twice in the pattern of " + t.name);
                         s.cls_ok = false;
                     }
             if (!s.cls_ok) {
@@ -282,8 +277,8 @@ void Sema::infer_domains() {
                 dims.assign(n, -1);
                 from.assign(n, nullptr);
             } else if (n != arity) {
-                error(s.eq.loc, t.name + " is defined with " + std::to_string(n) +
-                                    " indices here but with " + std::to_string(arity) + " there");
+                error(s.eq.loc, t.name + " is defined with " + std::to_string(n) + " indices here but with " +
+                                    std::to_string(arity) + " there");
                 note(arity_src ? arity_src->eq.loc : info.declared_loc,
                      t.name + " is defined with " + std::to_string(arity) + " indices here");
                 s.cls_ok = ok = false;
@@ -300,14 +295,12 @@ void Sema::infer_domains() {
                         other = describe_lhs(*from[k]);
                     } else {
                         other = "(";
-                        for (size_t j = 0; j < dims.size(); ++j)
-                            other += (j ? ", " : "") + prog_.dims[dims[j]].name;
+                        for (size_t j = 0; j < dims.size(); ++j) other += (j ? ", " : "") + prog_.dims[dims[j]].name;
                         other += ")";
                     }
-                    error(s.eq.loc, t.name + " is defined over " + describe_lhs(s) +
-                                        " here but over " + other + " there");
-                    note(from[k] ? from[k]->eq.loc : info.declared_loc,
-                         t.name + " is defined over " + other + " here");
+                    error(s.eq.loc,
+                          t.name + " is defined over " + describe_lhs(s) + " here but over " + other + " there");
+                    note(from[k] ? from[k]->eq.loc : info.declared_loc, t.name + " is defined over " + other + " here");
                     s.cls_ok = ok = false;
                     break;
                 }
@@ -326,14 +319,19 @@ void Sema::infer_domains() {
                 example += "] : f32";
                 error(t.loc, "the dim of position " + std::to_string(k + 1) + " of " + t.name +
                                  " is unknown: every equation has a constant there; declare it, "
-                                 "e.g. `" + example + "`");
+                                 "e.g. `" +
+                                 example + "`");
                 // One equation at a constant point is mostly a recurrence whose step was never
                 // written (an optimizer state `opt[0] = optim.adam_init(…)` while `net[i+1] =
                 // optim.adam(…)` returns the pair).
                 if (info.eqs.size() == 1 && arity == 1)
-                    note(info.eqs[0].eq.loc, t.name + " is defined only here; a recurrence also "
-                         "needs its step, such as `" + t.name + "[i+1] = …` (with an optimizer "
-                         "state, the tuple equation `(net, " + t.name + ")[i+1] = optim.adam(…)`)");
+                    note(info.eqs[0].eq.loc, t.name +
+                                                 " is defined only here; a recurrence also "
+                                                 "needs its step, such as `" +
+                                                 t.name +
+                                                 "[i+1] = …` (with an optimizer "
+                                                 "state, the tuple equation `(net, " +
+                                                 t.name + ")[i+1] = optim.adam(…)`)");
                 ok = false;
             }
         if (!ok) continue;

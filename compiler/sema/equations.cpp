@@ -29,7 +29,8 @@ void Sema::note_guard_alternative(Loc loc, const ast::Expr *e) {
     if (e && reads_values(*e)) {
         note(loc, "a guard chooses points by their coordinates only (which equation defines a "
                   "point is fixed at compile time); a condition on values chooses in the body: "
-                  "x[t+1] = where(" + text(loc) + ", a, b)");
+                  "x[t+1] = where(" +
+                      text(loc) + ", a, b)");
         return;
     }
     note(loc, "a condition that is not affine (every K iterations: 'i % K == 0') can choose in "
@@ -57,21 +58,18 @@ const ast::Expr *find_index_at(const ast::Expr *e, const Loc &loc) {
 /** `d`, `d + c`, `c + d`, `d - c` with integer literal c: the offset c (0 for `d`). */
 std::optional<int64_t> offset_of_dim(const ast::Expr &e, const std::string &d) {
     if (e.kind == ast::ExprKind::Name) return e.name == d ? std::optional<int64_t>(0) : std::nullopt;
-    if (e.kind != ast::ExprKind::Binary || (e.op != ast::OpKind::Add && e.op != ast::OpKind::Sub))
-        return std::nullopt;
+    if (e.kind != ast::ExprKind::Binary || (e.op != ast::OpKind::Add && e.op != ast::OpKind::Sub)) return std::nullopt;
     const ast::Expr &a = *e.args[0], &b = *e.args[1];
     if (a.kind == ast::ExprKind::Name && a.name == d && b.kind == ast::ExprKind::IntLit)
         return e.op == ast::OpKind::Add ? b.int_value : -b.int_value;
-    if (e.op == ast::OpKind::Add && b.kind == ast::ExprKind::Name && b.name == d &&
-        a.kind == ast::ExprKind::IntLit)
+    if (e.op == ast::OpKind::Add && b.kind == ast::ExprKind::Name && b.name == d && a.kind == ast::ExprKind::IntLit)
         return a.int_value;
     return std::nullopt;
 }
 
 }  // namespace
 
-void Sema::note_missing_base_case(int t, const std::vector<int> &pending,
-                                  const std::map<int, Loc> &self_reads) {
+void Sema::note_missing_base_case(int t, const std::vector<int> &pending, const std::map<int, Loc> &self_reads) {
     TensorInfo &info = tinfo_[t];
     const ir::Tensor &tensor = prog_.tensors[t];
     if (pending.empty() || self_reads.size() != pending.size()) return;
@@ -84,10 +82,9 @@ void Sema::note_missing_base_case(int t, const std::vector<int> &pending,
     std::string example;
     for (int k : pending) {
         const EqSrc &s = info.eqs[k];
-        const ast::Expr *idx = s.decl ? find_index_at(s.decl->value.get(), self_reads.at(k))
-                                      : nullptr;
-        if (!idx || !s.cls_ok || s.cls.size() != tensor.dims.size() ||
-            idx->indices.size() != tensor.dims.size() || s.decl->pattern.size() != s.cls.size())
+        const ast::Expr *idx = s.decl ? find_index_at(s.decl->value.get(), self_reads.at(k)) : nullptr;
+        if (!idx || !s.cls_ok || s.cls.size() != tensor.dims.size() || idx->indices.size() != tensor.dims.size() ||
+            s.decl->pattern.size() != s.cls.size())
             return;
         bool moves = false, single = true;
         std::string pos;
@@ -105,8 +102,7 @@ void Sema::note_missing_base_case(int t, const std::vector<int> &pending,
                 if (off && *off != lhs_off) {
                     moves = true;
                     if (*off > lhs_off)
-                        item = dim.bound_name.empty() ? std::to_string(dim.bound - 1)
-                                                      : dim.bound_name + "-1";
+                        item = dim.bound_name.empty() ? std::to_string(dim.bound - 1) : dim.bound_name + "-1";
                     else
                         item = "0";
                 }
@@ -118,8 +114,7 @@ void Sema::note_missing_base_case(int t, const std::vector<int> &pending,
     }
     Loc read = self_reads.at(pending[0]);
     note(read, tensor.name + " reads itself here, and so does every equation of " + tensor.name +
-                   ": a recurrence needs a base case that does not read " + tensor.name +
-                   ", e.g. `" + example + "`");
+                   ": a recurrence needs a base case that does not read " + tensor.name + ", e.g. `" + example + "`");
 }
 
 ir::GuardPtr Sema::lower_guard(const ast::Expr &e, Scope &scope) {
@@ -150,15 +145,13 @@ ir::GuardPtr Sema::lower_guard(const ast::Expr &e, Scope &scope) {
         return g->a && g->b ? g : nullptr;
     }
     static const std::map<ast::OpKind, ir::BinaryOp> cmps = {
-        {ast::OpKind::Lt, ir::BinaryOp::Lt}, {ast::OpKind::Le, ir::BinaryOp::Le},
-        {ast::OpKind::Gt, ir::BinaryOp::Gt}, {ast::OpKind::Ge, ir::BinaryOp::Ge},
-        {ast::OpKind::Eq, ir::BinaryOp::Eq}, {ast::OpKind::Ne, ir::BinaryOp::Ne}};
+        {ast::OpKind::Lt, ir::BinaryOp::Lt}, {ast::OpKind::Le, ir::BinaryOp::Le}, {ast::OpKind::Gt, ir::BinaryOp::Gt},
+        {ast::OpKind::Ge, ir::BinaryOp::Ge}, {ast::OpKind::Eq, ir::BinaryOp::Eq}, {ast::OpKind::Ne, ir::BinaryOp::Ne}};
     auto it = cmps.find(e.op);
     if (it == cmps.end()) return bad();
     Val a = lower(*e.args[0], scope), b = lower(*e.args[1], scope);
     if (!a.ok() || !b.ok()) return nullptr;
-    if (!a.idx || !b.idx || a.idx->kind != ir::IndexExpr::Aff || b.idx->kind != ir::IndexExpr::Aff)
-        return bad();
+    if (!a.idx || !b.idx || a.idx->kind != ir::IndexExpr::Aff || b.idx->kind != ir::IndexExpr::Aff) return bad();
     g->kind = ir::Guard::Cmp;
     g->cmp = it->second;
     g->lhs = a.idx->aff;
@@ -233,8 +226,7 @@ void Sema::build_equations() {
             }
             if (!any) {
                 if (s.ok)
-                    error(s.eq.loc, "`otherwise` needs another equation of " +
-                                        prog_.tensors[ti].name +
+                    error(s.eq.loc, "`otherwise` needs another equation of " + prog_.tensors[ti].name +
                                         " with the same left-hand side and a `when` guard");
                 s.ok = false;
                 continue;
@@ -290,9 +282,8 @@ bool Sema::lower_equation(int t, int k) {
         if (tensor.is_hidden) {
             size_t n = s.decl->targets.size();
             if (!v.type().is_tuple || v.type().elems.size() != n) {
-                error(s.decl->value->loc, "the value of the tuple equation " + s.lhs_text +
-                                              " must be a tuple of " + std::to_string(n) +
-                                              " values, got " + type_str(v.type(), scope));
+                error(s.decl->value->loc, "the value of the tuple equation " + s.lhs_text + " must be a tuple of " +
+                                              std::to_string(n) + " values, got " + type_str(v.type(), scope));
                 return false;
             }
         }
@@ -305,8 +296,7 @@ bool Sema::lower_equation(int t, int k) {
         return false;
     };
     if (dynamic(v.type())) {
-        error(s.decl->value->loc, "the value of " + s.lhs_text + " has the shape " +
-                                      type_str(v.type(), scope) +
+        error(s.decl->value->loc, "the value of " + s.lhs_text + " has the shape " + type_str(v.type(), scope) +
                                       ", which depends on the point; a tensor has one shape");
         return false;
     }

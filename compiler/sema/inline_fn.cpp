@@ -17,8 +17,7 @@ Val Sema::inline_fn(int fn, const ast::Expr &call, Scope &scope) {
     for (size_t k = 0; k < call_stack_.size(); ++k) {
         if (call_stack_[k].first != fn) continue;
         std::string chain;
-        for (size_t j = k; j < call_stack_.size(); ++j)
-            chain += fns_[call_stack_[j].first].decl->name + " -> ";
+        for (size_t j = k; j < call_stack_.size(); ++j) chain += fns_[call_stack_[j].first].decl->name + " -> ";
         chain += d.name;
         error(call.loc, "recursive call of fn '" + d.name + "'");
         note(def_loc, "fn '" + d.name + "' is defined here");
@@ -28,9 +27,8 @@ Val Sema::inline_fn(int fn, const ast::Expr &call, Scope &scope) {
     // Bind arguments: positional first, then keywords by parameter name.
     size_t npos = call.args.size() - 1;
     if (npos > d.params.size()) {
-        error(call.loc, "fn '" + d.name + "' takes " + std::to_string(d.params.size()) +
-                            " argument" + (d.params.size() == 1 ? "" : "s") + ", got " +
-                            std::to_string(npos + call.kwargs.size()));
+        error(call.loc, "fn '" + d.name + "' takes " + std::to_string(d.params.size()) + " argument" +
+                            (d.params.size() == 1 ? "" : "s") + ", got " + std::to_string(npos + call.kwargs.size()));
         note(def_loc, "fn '" + d.name + "' is defined here");
         return {};
     }
@@ -52,8 +50,7 @@ Val Sema::inline_fn(int fn, const ast::Expr &call, Scope &scope) {
     }
     for (size_t p = 0; p < d.params.size(); ++p)
         if (!bound[p]) {
-            error(call.loc, "missing argument '" + d.params[p].name + "' in call of fn '" +
-                                d.name + "'");
+            error(call.loc, "missing argument '" + d.params[p].name + "' in call of fn '" + d.name + "'");
             note(def_loc, "fn '" + d.name + "' is defined here");
             return {};
         }
@@ -95,8 +92,7 @@ Val Sema::inline_fn(int fn, const ast::Expr &call, Scope &scope) {
                                     std::to_string(s.names.size()) + " names");
             v = Val{};
         }
-        for (size_t k = 0; k < s.names.size(); ++k)
-            inner.locals[s.names[k]] = v.ok() ? tuple_get(v, k) : Val{};
+        for (size_t k = 0; k < s.names.size(); ++k) inner.locals[s.names[k]] = v.ok() ? tuple_get(v, k) : Val{};
     }
     if (!returned) error(def_loc, "fn '" + d.name + "' has no return statement");
     return result;
@@ -112,8 +108,8 @@ Val Sema::call_extern(int ext, const ast::Expr &call, Scope &scope) {
         return {};
     }
     if (npos != f.params.size()) {
-        error(call.loc, "extern fn '" + f.name + "' takes " + std::to_string(f.params.size()) +
-                            " arguments, got " + std::to_string(npos));
+        error(call.loc, "extern fn '" + f.name + "' takes " + std::to_string(f.params.size()) + " arguments, got " +
+                            std::to_string(npos));
         note(f.loc, "extern fn '" + f.name + "' is declared here");
         return {};
     }
@@ -127,12 +123,11 @@ Val Sema::call_extern(int ext, const ast::Expr &call, Scope &scope) {
         Val v = lower(a, scope);
         if (!v.ok()) return {};
         const ir::Type &want = f.params[k].second;
-        if (v.weak && !v.type().is_tuple && !want.is_tuple &&
-            dtype_kind(v.type().dtype) <= dtype_kind(want.dtype))
+        if (v.weak && !v.type().is_tuple && !want.is_tuple && dtype_kind(v.type().dtype) <= dtype_kind(want.dtype))
             v = convert(v, want.dtype);
         if (!type_equal(v.type(), want)) {
-            error(a.loc, "argument '" + f.params[k].first + "' of extern fn '" + f.name +
-                             "' is " + type_str(want, scope) + ", got " + type_str(v.type(), scope));
+            error(a.loc, "argument '" + f.params[k].first + "' of extern fn '" + f.name + "' is " +
+                             type_str(want, scope) + ", got " + type_str(v.type(), scope));
             note(f.loc, "extern fn '" + f.name + "' is declared here");
             return {};
         }

@@ -60,16 +60,14 @@ ir::BinaryOp binary_of(ast::OpKind op) {
 }
 
 bool is_const_scalar(const Val &v) {
-    return v.ok() && v.node->kind == ir::NodeKind::Const && !v.type().is_tuple &&
-           v.type().shape.empty() && v.node->data.size() == 1;
+    return v.ok() && v.node->kind == ir::NodeKind::Const && !v.type().is_tuple && v.type().shape.empty() &&
+           v.node->data.size() == 1;
 }
 
 /* An i32 scalar whose value is known at compile time: a literal, or integer arithmetic on a
  * bound's literal left unfolded (its affine form is a constant). */
 bool const_int_scalar(const Val &v, int64_t *out) {
-    if (!v.ok() || v.type().is_tuple || !v.type().shape.empty() ||
-        v.type().dtype != ir::DType::I32)
-        return false;
+    if (!v.ok() || v.type().is_tuple || !v.type().shape.empty() || v.type().dtype != ir::DType::I32) return false;
     if (is_const_scalar(v)) {
         *out = static_cast<int64_t>(v.node->data[0]);
         return true;
@@ -85,8 +83,7 @@ bool const_int_scalar(const Val &v, int64_t *out) {
  * (ir::Node::bound), which a run-time bound's kernel reads as `TRLG_BOUND(k)`; the integer
  * operation there is exact, as the fold would be. */
 bool keep_bound_arith(const Val &a, const Val &b, ir::DType d) {
-    return d == ir::DType::I32 && ((a.ok() && !a.node->bound.empty()) ||
-                                   (b.ok() && !b.node->bound.empty()));
+    return d == ir::DType::I32 && ((a.ok() && !a.node->bound.empty()) || (b.ok() && !b.node->bound.empty()));
 }
 
 /* Fold "op" on two scalar constants of dtype "d"; false when not foldable.
@@ -149,8 +146,7 @@ Val Sema::lower(const ast::Expr &e, Scope &scope) {
     case ExprKind::Member: {
         const ast::Expr &obj = *e.args[0];
         const Entity *m = nullptr;
-        if (obj.kind == ExprKind::Name && !scope.locals.count(obj.name))
-            m = lookup(scope.module, obj.name);
+        if (obj.kind == ExprKind::Name && !scope.locals.count(obj.name)) m = lookup(scope.module, obj.name);
         if (!m || m->kind != EntityKind::Module) {
             if (obj.kind == ExprKind::Name && !m && !scope.locals.count(obj.name))
                 error(obj.loc, "unknown name '" + obj.name + "'");
@@ -198,8 +194,10 @@ Val Sema::lower_name(const ast::Expr &e, Scope &scope) {
     if (local != scope.locals.end()) return local->second;
     const Entity *ent = lookup(scope.module, e.name);
     if (!ent) {
-        if (is_builtin(e.name)) error(e.loc, "builtin '" + e.name + "' is not a value; call it");
-        else error(e.loc, "unknown name '" + e.name + "'");
+        if (is_builtin(e.name))
+            error(e.loc, "builtin '" + e.name + "' is not a value; call it");
+        else
+            error(e.loc, "unknown name '" + e.name + "'");
         return {};
     }
     switch (ent->kind) {
@@ -237,8 +235,7 @@ Val Sema::lower_name(const ast::Expr &e, Scope &scope) {
         auto c = const_value(ent->index, e.loc);
         if (!c) return {};
         if (c->is_int && (c->i > 2147483647 || c->i < -2147483648LL)) {
-            error(e.loc, "const '" + e.name + "' = " + std::to_string(c->i) +
-                             " does not fit in i32");
+            error(e.loc, "const '" + e.name + "' = " + std::to_string(c->i) + " does not fit in i32");
             return {};
         }
         return const_val(c->as_double(), c->is_int ? ir::DType::I32 : ir::DType::F32, true, e.loc);
@@ -248,8 +245,8 @@ Val Sema::lower_name(const ast::Expr &e, Scope &scope) {
         if (!t.dims.empty()) {
             std::string dims;
             for (int d : t.dims) dims += (dims.empty() ? "" : ", ") + prog_.dims[d].name;
-            error(e.loc, e.name + " is a recurrent tensor over (" + dims +
-                             "): read it with indices, e.g. " + e.name + "[" + dims + "]");
+            error(e.loc, e.name + " is a recurrent tensor over (" + dims + "): read it with indices, e.g. " + e.name +
+                             "[" + dims + "]");
             return {};
         }
         if (!tinfo_[ent->index].dims_ok) return {};
@@ -263,12 +260,8 @@ Val Sema::lower_name(const ast::Expr &e, Scope &scope) {
         return {make_node(std::move(n)), false, nullptr};
     }
     case EntityKind::Fn:
-    case EntityKind::Extern:
-        error(e.loc, "fn '" + e.name + "' is not a value; call it: " + e.name + "(…)");
-        return {};
-    case EntityKind::Module:
-        error(e.loc, "module '" + e.name + "' is not a value");
-        return {};
+    case EntityKind::Extern: error(e.loc, "fn '" + e.name + "' is not a value; call it: " + e.name + "(…)"); return {};
+    case EntityKind::Module: error(e.loc, "module '" + e.name + "' is not a value"); return {};
     }
     return {};
 }
@@ -292,8 +285,8 @@ Val Sema::lower_read(int tensor, const ast::Expr &e, Scope &scope) {
     if (e.indices.size() != k) {
         std::string dims;
         for (int d : t.dims) dims += (dims.empty() ? "" : ", ") + prog_.dims[d].name;
-        error(e.loc, "wrong number of indices for " + t.name + ": expected " + std::to_string(k) +
-                         " (" + dims + "), got " + std::to_string(e.indices.size()));
+        error(e.loc, "wrong number of indices for " + t.name + ": expected " + std::to_string(k) + " (" + dims +
+                         "), got " + std::to_string(e.indices.size()));
         note(t.loc, t.name + " is defined here");
         return {};
     }
@@ -349,24 +342,21 @@ Val Sema::lower_read(int tensor, const ast::Expr &e, Scope &scope) {
     return {make_node(std::move(n)), false, nullptr};
 }
 
-Val Sema::lower_spatial_index(Val base, const std::vector<ast::IndexItem> &items, Loc loc,
-                              Scope &scope) {
+Val Sema::lower_spatial_index(Val base, const std::vector<ast::IndexItem> &items, Loc loc, Scope &scope) {
     const ir::Type &bt = base.type();
     if (bt.is_tuple) {
         Val k = items.size() == 1 && !items[0].is_slice ? lower(*items[0].value, scope) : Val{};
         int64_t ki = 0;
         if (items.size() != 1 || items[0].is_slice || !k.ok() || !const_int_scalar(k, &ki)) {
             if (items.size() != 1 || items[0].is_slice || k.ok())
-                error(loc, "a tuple " + type_str(bt, scope) +
-                               " is indexed by one integer constant, e.g. x[0]");
+                error(loc, "a tuple " + type_str(bt, scope) + " is indexed by one integer constant, e.g. x[0]");
             return {};
         }
         int64_t i = ki;
         int64_t n = static_cast<int64_t>(bt.elems.size());
         if (i < 0) i += n;
         if (i < 0 || i >= n) {
-            error(items[0].loc, "tuple index " + text(items[0].loc) + " is out of range for " +
-                                    type_str(bt, scope));
+            error(items[0].loc, "tuple index " + text(items[0].loc) + " is out of range for " + type_str(bt, scope));
             return {};
         }
         if (base.node->kind == ir::NodeKind::Tuple) return {base.node->args[i], false, nullptr};
@@ -379,8 +369,8 @@ Val Sema::lower_spatial_index(Val base, const std::vector<ast::IndexItem> &items
         return {make_node(std::move(g)), false, nullptr};
     }
     if (items.size() > bt.shape.size()) {
-        error(loc, "too many indices for a value of type " + type_str(bt, scope) + ": got " +
-                       std::to_string(items.size()));
+        error(loc,
+              "too many indices for a value of type " + type_str(bt, scope) + ": got " + std::to_string(items.size()));
         return {};
     }
     ir::Node n;
@@ -405,19 +395,19 @@ Val Sema::lower_spatial_index(Val base, const std::vector<ast::IndexItem> &items
             }
             si.kind = ir::SpatialIndex::Slice;
             auto end = [&](const ast::ExprPtr &x, bool is_hi) -> ir::IndexExprPtr {
-                if (!x) return is_hi ? (ext.is_static() ? aff_expr(ir::Affine{ext.max_value, {}})
-                                                        : ext.dynamic)
-                                     : aff_expr(ir::Affine{0, {}});
+                if (!x)
+                    return is_hi ? (ext.is_static() ? aff_expr(ir::Affine{ext.max_value, {}}) : ext.dynamic)
+                                 : aff_expr(ir::Affine{0, {}});
                 Val v = lower(*x, scope);
                 if (!v.ok()) return nullptr;
                 if (!v.idx) {
                     error(x->loc, "a slice end must be an integer constant or affine in the "
-                                  "dims: '" + text(x->loc) + "'");
+                                  "dims: '" +
+                                      text(x->loc) + "'");
                     return nullptr;
                 }
                 ir::IndexExprPtr r = v.idx;
-                if (r->kind == ir::IndexExpr::Aff && r->aff.is_constant() && r->aff.constant < 0 &&
-                    ext.is_static())
+                if (r->kind == ir::IndexExpr::Aff && r->aff.is_constant() && r->aff.constant < 0 && ext.is_static())
                     r = aff_expr(ir::Affine{r->aff.constant + ext.max_value, {}});
                 return r;
             };
@@ -425,10 +415,9 @@ Val Sema::lower_spatial_index(Val base, const std::vector<ast::IndexItem> &items
             si.hi = end(it.hi, true);
             if (!si.lo || !si.hi) return {};
             ir::Extent x = extent_of(idx_add(si.hi, si.lo, -1), scope);
-            if (x.max_value <= 0 ||
-                (ext.is_static() && max_value(*si.hi, scope.vars) > ext.max_value)) {
-                error(it.loc, "slice '" + text(it.loc) + "' is out of range for axis " +
-                                  std::to_string(ax) + " of " + type_str(bt, scope));
+            if (x.max_value <= 0 || (ext.is_static() && max_value(*si.hi, scope.vars) > ext.max_value)) {
+                error(it.loc, "slice '" + text(it.loc) + "' is out of range for axis " + std::to_string(ax) + " of " +
+                                  type_str(bt, scope));
                 return {};
             }
             n.type.shape.push_back(x);
@@ -445,8 +434,8 @@ Val Sema::lower_spatial_index(Val base, const std::vector<ast::IndexItem> &items
                 if (const_int_scalar(v, &i) && ext.is_static()) {
                     if (i < 0) i += ext.max_value;
                     if (i < 0 || i >= ext.max_value) {
-                        error(it.loc, "index " + text(it.loc) + " is out of range for axis " +
-                                          std::to_string(ax) + " of " + type_str(bt, scope));
+                        error(it.loc, "index " + text(it.loc) + " is out of range for axis " + std::to_string(ax) +
+                                          " of " + type_str(bt, scope));
                         return {};
                     }
                     v = const_val(static_cast<double>(i), ir::DType::I32, false, v.node->loc);
@@ -500,8 +489,7 @@ Val Sema::lower_unary(const ast::Expr &e, Scope &scope) {
 Val Sema::unary_leaf(const ast::Expr &e, Val a, const Scope &scope) {
     const ir::Type &t = a.type();
     if (t.is_tuple || t.dtype == ir::DType::Key) {
-        error(e.loc, std::string("operator ") + op_spelling(e.op) + " cannot be applied to " +
-                         type_str(t, scope));
+        error(e.loc, std::string("operator ") + op_spelling(e.op) + " cannot be applied to " + type_str(t, scope));
         return {};
     }
     ir::Node n;
@@ -538,39 +526,39 @@ Val Sema::lower_binary(const ast::Expr &e, Scope &scope) {
     return binary_op(binary_of(e.op), a, b, e.loc, scope, op_spelling(e.op));
 }
 
-Val Sema::binary_op(ir::BinaryOp op, Val a, Val b, Loc loc, const Scope &scope,
-                    const char *spelling) {
+Val Sema::binary_op(ir::BinaryOp op, Val a, Val b, Loc loc, const Scope &scope, const char *spelling) {
     if (!a.ok() || !b.ok()) return {};
     if (a.type().is_tuple || b.type().is_tuple)  // pytree: map over the leaves
         return map_leaves({a, b}, loc, scope, std::string("operator ") + spelling,
-                          [&](const std::vector<Val> &x) {
-                              return binary_op(op, x[0], x[1], loc, scope, spelling);
-                          });
+                          [&](const std::vector<Val> &x) { return binary_op(op, x[0], x[1], loc, scope, spelling); });
     const ir::Type &ta = a.type(), &tb = b.type();
     if (ta.dtype == ir::DType::Key || tb.dtype == ir::DType::Key) {
-        error(loc, std::string("operator ") + spelling + " cannot be applied to " +
-                       type_str(ta, scope) + " and " + type_str(tb, scope));
+        error(loc, std::string("operator ") + spelling + " cannot be applied to " + type_str(ta, scope) + " and " +
+                       type_str(tb, scope));
         return {};
     }
     bool logical = op == ir::BinaryOp::And || op == ir::BinaryOp::Or;
     if (logical && (ta.dtype != ir::DType::Bool || tb.dtype != ir::DType::Bool)) {
-        error(loc, std::string("operator ") + spelling + " needs bool operands, got " +
-                       ir::dtype_name(ta.dtype) + " and " + ir::dtype_name(tb.dtype));
+        error(loc, std::string("operator ") + spelling + " needs bool operands, got " + ir::dtype_name(ta.dtype) +
+                       " and " + ir::dtype_name(tb.dtype));
         return {};
     }
     bool ok = true;
     ir::Type shape = join_shapes(ta, tb, &ok);
     if (!ok) {
-        error(loc, "shapes " + type_str(ta, scope) + " and " + type_str(tb, scope) +
-                       " cannot be broadcast");
+        error(loc, "shapes " + type_str(ta, scope) + " and " + type_str(tb, scope) + " cannot be broadcast");
         return {};
     }
     // The operands' common dtype.
     ir::DType d;
-    if (a.weak && b.weak) d = promote(ta.dtype, tb.dtype);
-    else if (a.weak) d = dtype_kind(tb.dtype) >= dtype_kind(ta.dtype) ? tb.dtype : ta.dtype;
-    else if (b.weak) d = dtype_kind(ta.dtype) >= dtype_kind(tb.dtype) ? ta.dtype : tb.dtype;
-    else d = promote(ta.dtype, tb.dtype);
+    if (a.weak && b.weak)
+        d = promote(ta.dtype, tb.dtype);
+    else if (a.weak)
+        d = dtype_kind(tb.dtype) >= dtype_kind(ta.dtype) ? tb.dtype : ta.dtype;
+    else if (b.weak)
+        d = dtype_kind(ta.dtype) >= dtype_kind(tb.dtype) ? ta.dtype : tb.dtype;
+    else
+        d = promote(ta.dtype, tb.dtype);
     bool compare = op >= ir::BinaryOp::Lt && op <= ir::BinaryOp::Ne;
     if (!compare && !logical && d == ir::DType::Bool) d = ir::DType::I32;
     if (op == ir::BinaryOp::Div && !is_float(d)) d = ir::DType::F32;
@@ -604,8 +592,7 @@ Val Sema::binary_op(ir::BinaryOp op, Val a, Val b, Loc loc, const Scope &scope,
             }
         }
     }
-    if (is_const_scalar(ca) && is_const_scalar(cb) && !compare && !logical &&
-        !keep_bound_arith(ca, cb, n.type.dtype)) {
+    if (is_const_scalar(ca) && is_const_scalar(cb) && !compare && !logical && !keep_bound_arith(ca, cb, n.type.dtype)) {
         double out;
         if (fold(op, ca.node->data[0], cb.node->data[0], n.type.dtype, weak, &out)) {
             Val r = const_val(out, n.type.dtype, weak, loc);
@@ -621,8 +608,7 @@ Val Sema::lower_array(const ast::Expr &e, Scope &scope) {
         Val v = lower(*a, scope);
         if (!v.ok()) return {};
         if (v.type().is_tuple || v.type().dtype == ir::DType::Key) {
-            error(a->loc, "an array element must be a number or an array, got " +
-                              type_str(v.type(), scope));
+            error(a->loc, "an array element must be a number or an array, got " + type_str(v.type(), scope));
             return {};
         }
         elems.push_back(v);
@@ -642,17 +628,19 @@ Val Sema::lower_array(const ast::Expr &e, Scope &scope) {
     for (size_t k = 0; k < elems.size(); ++k) {
         const Val &v = elems[k];
         if (!type_equal(with_dtype(v.type(), ir::DType::F32), with_dtype(elems[0].type(), ir::DType::F32))) {
-            error(e.args[k]->loc, "array elements have different shapes: " +
-                                      type_str(elems[0].type(), scope) + " and " +
-                                      type_str(v.type(), scope));
+            error(e.args[k]->loc, "array elements have different shapes: " + type_str(elems[0].type(), scope) +
+                                      " and " + type_str(v.type(), scope));
             return {};
         }
         if (k == 0) continue;
         bool aw = weak, bw = v.weak;
         ir::DType vd = v.type().dtype;
-        if (aw && bw) d = promote(d, vd);
-        else if (aw) d = dtype_kind(vd) >= dtype_kind(d) ? vd : d;
-        else if (!bw) d = promote(d, vd);
+        if (aw && bw)
+            d = promote(d, vd);
+        else if (aw)
+            d = dtype_kind(vd) >= dtype_kind(d) ? vd : d;
+        else if (!bw)
+            d = promote(d, vd);
         weak = aw && bw;
     }
     weak = true;
@@ -691,8 +679,10 @@ Val Sema::lower_call(const ast::Expr &e, Scope &scope) {
         if (ent && ent->kind == EntityKind::Fn) return inline_fn(ent->index, e, scope);
         if (ent && ent->kind == EntityKind::Extern) return call_extern(ent->index, e, scope);
         if (is_builtin(callee.name)) return lower_builtin(callee.name, e, scope);
-        if (ent) error(callee.loc, "'" + callee.name + "' is not a function");
-        else error(callee.loc, "unknown function '" + callee.name + "'");
+        if (ent)
+            error(callee.loc, "'" + callee.name + "' is not a function");
+        else
+            error(callee.loc, "unknown function '" + callee.name + "'");
         return {};
     }
     if (callee.kind == ast::ExprKind::Member && callee.args[0]->kind == ast::ExprKind::Name) {

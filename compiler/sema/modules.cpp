@@ -34,8 +34,7 @@ void Sema::error(Loc loc, const std::string &msg) {
     // An error inside an inlined fn body (a std-library fn, typically) points into that body;
     // the notes lead back to the user's call, innermost call first.
     for (size_t k = call_stack_.size(); k-- > 0;)
-        diag_.note(call_stack_[k].second,
-                   "in this call of fn '" + fns_[call_stack_[k].first].decl->name + "'");
+        diag_.note(call_stack_[k].second, "in this call of fn '" + fns_[call_stack_[k].first].decl->name + "'");
 }
 
 void Sema::note(Loc loc, const std::string &msg) {
@@ -76,26 +75,22 @@ bool Sema::define(int module, const std::string &name, Entity e) {
 namespace {
 
 /* The files an import may name, in search order. */
-std::vector<std::string> candidates(const ast::Decl &d, const std::string &importer,
-                                    const SemaOptions &opts) {
+std::vector<std::string> candidates(const ast::Decl &d, const std::string &importer, const SemaOptions &opts) {
     std::vector<std::string> out;
     if (d.is_path) {
         fs::path p(d.module);
         if (!p.has_extension()) p += ".trl";  // the extension is implied
         if (p.is_absolute()) return {p.lexically_normal().string()};
         out.push_back((fs::path(importer).parent_path() / p).lexically_normal().string());
-        for (const std::string &dir : opts.include_dirs)
-            out.push_back((fs::path(dir) / p).lexically_normal().string());
+        for (const std::string &dir : opts.include_dirs) out.push_back((fs::path(dir) / p).lexically_normal().string());
         return out;
     }
     std::string rel = d.module;
     for (char &c : rel)
         if (c == '.') c = '/';
     rel += ".trl";
-    if (!opts.stdlib_dir.empty())
-        out.push_back((fs::path(opts.stdlib_dir) / rel).lexically_normal().string());
-    for (const std::string &dir : opts.include_dirs)
-        out.push_back((fs::path(dir) / rel).lexically_normal().string());
+    if (!opts.stdlib_dir.empty()) out.push_back((fs::path(opts.stdlib_dir) / rel).lexically_normal().string());
+    for (const std::string &dir : opts.include_dirs) out.push_back((fs::path(dir) / rel).lexically_normal().string());
     return out;
 }
 
@@ -151,8 +146,8 @@ void Sema::load_modules(const ast::Module &main) {
                 if (!fs::is_regular_file(p, ec)) continue;
                 std::string key = canonical(p);
                 if (d.is_path && !root.empty() && !inside(key, root)) {
-                    error(d.loc, "import \"" + d.module + "\" resolves to " + key +
-                                     ", outside the import root " + root);
+                    error(d.loc,
+                          "import \"" + d.module + "\" resolves to " + key + ", outside the import root " + root);
                     note(Loc{}, "--import-root confines path imports to that directory tree "
                                 "('..' and symbolic links leading out of it are refused)");
                     refused = true;
@@ -192,8 +187,10 @@ void Sema::load_modules(const ast::Module &main) {
             }
             std::string alias = d.alias;
             if (alias.empty()) {
-                if (d.is_path) alias = fs::path(d.module).stem().string();
-                else alias = d.module.substr(d.module.rfind('.') + 1);
+                if (d.is_path)
+                    alias = fs::path(d.module).stem().string();
+                else
+                    alias = d.module.substr(d.module.rfind('.') + 1);
             }
             define(static_cast<int>(mi), alias, {EntityKind::Module, target, d.loc});
         }
@@ -207,13 +204,12 @@ void Sema::collect_names() {
             Loc at = d.name_loc.valid() ? d.name_loc : d.loc;
             switch (d.kind) {
             case ast::DeclKind::Import: break;
-            case ast::DeclKind::Const:
-                {
+            case ast::DeclKind::Const: {
                 ConstInfo ci;
                 ci.decl = &d;
                 ci.module = m;
                 consts_.push_back(ci);
-                }
+            }
                 define(m, d.name, {EntityKind::Const, static_cast<int>(consts_.size()) - 1, at});
                 break;
             case ast::DeclKind::Fn:
@@ -222,8 +218,7 @@ void Sema::collect_names() {
                 break;
             case ast::DeclKind::Extern:
                 extern_decls_.push_back(&d);
-                define(m, d.name,
-                       {EntityKind::Extern, static_cast<int>(extern_decls_.size()) - 1, at});
+                define(m, d.name, {EntityKind::Extern, static_cast<int>(extern_decls_.size()) - 1, at});
                 break;
             default:
                 if (!modules_[mi].is_main)

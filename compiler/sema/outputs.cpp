@@ -21,8 +21,8 @@ void Sema::lower_externs() {
         bool ok = true;
         for (const ast::Param &p : d->params) {
             if (!p.has_type) {
-                error(p.loc, "parameter '" + p.name + "' of extern fn '" + d->name +
-                                 "' needs a type, e.g. " + p.name + ": f32[4]");
+                error(p.loc, "parameter '" + p.name + "' of extern fn '" + d->name + "' needs a type, e.g. " + p.name +
+                                 ": f32[4]");
                 ok = false;
                 continue;
             }
@@ -98,8 +98,8 @@ void Sema::lower_outputs() {
                 if (!g.ok()) continue;
                 const ir::Type &gt = g.type();
                 if (gt.is_tuple || gt.dtype != ir::DType::Bool || !gt.shape.empty()) {
-                    error(d.guard->loc, "emit guard must be a scalar bool, found " +
-                                            ir::type_to_string(gt, scope.var_names));
+                    error(d.guard->loc,
+                          "emit guard must be a scalar bool, found " + ir::type_to_string(gt, scope.var_names));
                     continue;
                 }
                 em.guard = g.node;
@@ -135,8 +135,9 @@ bool Sema::check_save_type(const ast::Decl &d, const ir::Type &ty) {
     };
     bool npz = ends(".npz");
     if (!npz && !ends(".npy")) {
-        error(d.loc, "cannot save to \"" + d.module + "\": the file name must end in .npy (one "
-                     "array) or .npz (an array or a tuple of arrays)");
+        error(d.loc, "cannot save to \"" + d.module +
+                         "\": the file name must end in .npy (one "
+                         "array) or .npz (an array or a tuple of arrays)");
         return false;
     }
     const ast::Expr &e = *d.value;
@@ -151,18 +152,19 @@ bool Sema::check_save_type(const ast::Decl &d, const ir::Type &ty) {
     else
         leaves.push_back(&ty);
     for (size_t k = 0; k < leaves.size(); ++k) {
-        std::string what = ty.is_tuple ? "element " + std::to_string(k) + " of the saved tuple" :
-                                         std::string("the saved value");
+        std::string what =
+            ty.is_tuple ? "element " + std::to_string(k) + " of the saved tuple" : std::string("the saved value");
         if (leaves[k]->is_tuple) {
-            error(e.loc, "cannot save a nested tuple: " + what + " is a tuple " +
-                             ir::type_to_string(*leaves[k], {}) +
+            error(e.loc, "cannot save a nested tuple: " + what + " is a tuple " + ir::type_to_string(*leaves[k], {}) +
                              "; list its arrays in one flat tuple, e.g. save (p[0][0], p[0][1], "
-                             "p[1]) to \"" + d.module + "\"");
+                             "p[1]) to \"" +
+                             d.module + "\"");
             return false;
         }
         if (leaves[k]->dtype == ir::DType::Key) {
-            error(e.loc, "cannot save a random key: " + what + " is a key (draw numbers from it "
-                         "with uniform or normal and save those)");
+            error(e.loc, "cannot save a random key: " + what +
+                             " is a key (draw numbers from it "
+                             "with uniform or normal and save those)");
             return false;
         }
     }

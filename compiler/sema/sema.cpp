@@ -16,8 +16,8 @@ std::optional<ir::Program> Sema::run(const ast::Module &main) {
     eval_dims();
     check_dim_sizes();
     for (size_t c = 0; c < consts_.size(); ++c)
-        const_value(static_cast<int>(c), consts_[c].decl->name_loc.valid()
-                                             ? consts_[c].decl->name_loc : consts_[c].decl->loc);
+        const_value(static_cast<int>(c),
+                    consts_[c].decl->name_loc.valid() ? consts_[c].decl->name_loc : consts_[c].decl->loc);
     collect_tensors();
     infer_domains();
     lower_externs();

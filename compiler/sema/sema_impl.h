@@ -15,8 +15,8 @@
 #include <memory>
 #include <optional>
 #include <set>
-#include <tuple>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "frontend/ast.h"
@@ -81,11 +81,11 @@ struct EqSrc {
     const ast::Decl *decl = nullptr;
     int tuple_elem = -1;  // >= 0: body = TupleGet(tuple_elem, Read(hidden tensor here))
     int hidden = -1;
-    bool ok = false;      // pattern, variables and guard were built
-    ir::Equation eq;      // vars, pattern, guard, loc; body set by typing
+    bool ok = false;  // pattern, variables and guard were built
+    ir::Equation eq;  // vars, pattern, guard, loc; body set by typing
     std::vector<std::string> var_names;
-    std::string lhs_text;  // "x[t]" for messages
-    bool cls_ok = false;   // the pattern was classified
+    std::string lhs_text;              // "x[t]" for messages
+    bool cls_ok = false;               // the pattern was classified
     std::vector<ir::PatternItem> cls;  // classified pattern; `var` holds the Program dim
     bool typed = false;
     bool weak = false;
@@ -101,8 +101,8 @@ struct TensorInfo {
     bool partial_strong = false;
     std::vector<Loc> dim_locs;  // where each position's dim was seen
     enum State { Untyped, Busy, Done, Failed } state = Untyped;
-    std::optional<ir::Type> partial;   // join of the equations typed so far (while Busy)
-    std::optional<ir::Type> assumed;   // retry: the final type of a previous round
+    std::optional<ir::Type> partial;     // join of the equations typed so far (while Busy)
+    std::optional<ir::Type> assumed;     // retry: the final type of a previous round
     std::vector<ir::Type> partial_uses;  // types handed to self-reads while Busy
 };
 
@@ -117,20 +117,19 @@ struct Deferred {
 /** Where an expression is lowered: its module, its variables, local names. */
 struct Scope {
     int module = 0;
-    std::vector<int> vars;            // Program::dims index of each variable
+    std::vector<int> vars;  // Program::dims index of each variable
     std::vector<std::string> var_names;
-    bool dims_visible = true;         // false inside a fn body
-    std::string binder;               // "the left-hand side x[t]", for messages
+    bool dims_visible = true;  // false inside a fn body
+    std::string binder;        // "the left-hand side x[t]", for messages
     std::map<std::string, Val> locals;
-    std::string fn_name;              // inside a fn body
+    std::string fn_name;  // inside a fn body
 };
 
 struct BuiltinCall;  // builtin_call.h
 
 class Sema {
 public:
-    Sema(SourceManager &sm, Diagnostics &diag, const SemaOptions &opts)
-        : sm_(sm), diag_(diag), opts_(opts) {}
+    Sema(SourceManager &sm, Diagnostics &diag, const SemaOptions &opts) : sm_(sm), diag_(diag), opts_(opts) {}
     std::optional<ir::Program> run(const ast::Module &main);
 
     // ---- diagnostics (deduplicated: a fn body inlined twice reports once)
@@ -176,8 +175,7 @@ public:
     /** After "cannot infer the type of x" when every pending equation of x reads x itself
      *  (self_reads: equation -> that read): a note at the read saying a recurrence needs a
      *  base case, with one built from the read's direction (`G[T-1] = …` for `G[t+1]`). */
-    void note_missing_base_case(int t, const std::vector<int> &pending,
-                                const std::map<int, Loc> &self_reads);
+    void note_missing_base_case(int t, const std::vector<int> &pending, const std::map<int, Loc> &self_reads);
     /** Errors for a save whose value cannot be written to its file (nested tuple, key, a
      *  tuple to .npy, another extension); false after reporting. */
     bool check_save_type(const ast::Decl &d, const ir::Type &ty);
@@ -188,15 +186,13 @@ public:
     Val lower_name(const ast::Expr &e, Scope &scope);
     Val lower_index(const ast::Expr &e, Scope &scope);
     Val lower_read(int tensor, const ast::Expr &e, Scope &scope);
-    Val lower_spatial_index(Val base, const std::vector<ast::IndexItem> &items, Loc loc,
-                            Scope &scope);
+    Val lower_spatial_index(Val base, const std::vector<ast::IndexItem> &items, Loc loc, Scope &scope);
     Val lower_unary(const ast::Expr &e, Scope &scope);
     Val unary_leaf(const ast::Expr &e, Val a, const Scope &scope);  // - or ! of a non-tuple
     Val lower_binary(const ast::Expr &e, Scope &scope);
     Val lower_array(const ast::Expr &e, Scope &scope);
     Val lower_call(const ast::Expr &e, Scope &scope);
-    Val binary_op(ir::BinaryOp op, Val a, Val b, Loc loc, const Scope &scope,
-                  const char *spelling);
+    Val binary_op(ir::BinaryOp op, Val a, Val b, Loc loc, const Scope &scope, const char *spelling);
     Val const_val(double v, ir::DType d, bool weak, Loc loc);
     ir::IndexExprPtr index_of(const Val &v) const { return v.idx; }
 
@@ -228,8 +224,8 @@ public:
      *  Tuple arguments must have the same structure (else an error naming "what" and both
      *  types); a non-tuple argument is broadcast to every leaf.  Calls f(args) directly when
      *  no argument is a tuple. */
-    Val map_leaves(const std::vector<Val> &args, Loc loc, const Scope &scope,
-                   const std::string &what, const std::function<Val(const std::vector<Val> &)> &f);
+    Val map_leaves(const std::vector<Val> &args, Loc loc, const Scope &scope, const std::string &what,
+                   const std::function<Val(const std::vector<Val> &)> &f);
 
     SourceManager &sm_;
     Diagnostics &diag_;
@@ -242,7 +238,7 @@ public:
     std::vector<ConstInfo> consts_;
     std::vector<FnInfo> fns_;
     std::vector<const ast::Decl *> extern_decls_;
-    std::vector<TensorInfo> tinfo_;  // parallel to prog_.tensors
+    std::vector<TensorInfo> tinfo_;                // parallel to prog_.tensors
     std::vector<std::pair<int, Loc>> call_stack_;  // fns being inlined, with call sites
     ir::Program prog_;
 };
@@ -261,7 +257,7 @@ bool is_int_like(ir::DType d);  // bool or i32
 int dtype_kind(ir::DType d);    // bool 0, int 1, float 2, key 3
 ir::DType promote(ir::DType a, ir::DType b);
 ir::Type with_dtype(ir::Type t, ir::DType d);
-Val tuple_get(const Val &v, size_t k);                   // element k (reuses a Tuple's argument)
+Val tuple_get(const Val &v, size_t k);                      // element k (reuses a Tuple's argument)
 bool same_structure(const ir::Type &a, const ir::Type &b);  // equal tuple trees (leaves any type)
 
 }  // namespace trlc::sema

@@ -91,21 +91,24 @@ std::optional<ir::Type> Sema::finalize(int t) {
             if (!s.typed || &s == ref) continue;
             const ir::Type &ty = s.eq.body->type;
             if (!shape_eq(ty, final_type)) {
-                error(s.eq.loc, "shape mismatch: " + name + " is " + str(ty) + " here but " +
-                                    str(ref->eq.body->type) + " in another equation");
+                error(s.eq.loc, "shape mismatch: " + name + " is " + str(ty) + " here but " + str(ref->eq.body->type) +
+                                    " in another equation");
                 note(ref->eq.loc, name + " is " + str(ref->eq.body->type) + " here");
                 // `net[i+1] = optim.adam(…)`: the value is (new params, state).
                 if (ty.is_tuple && ty.elems.size() >= 2 && shape_eq(ty.elems[0], final_type))
-                    note(s.eq.loc, "element 0 of the value here has " + name + "'s type; a fn "
-                         "that returns (params, state), such as optim.adam, needs a tuple "
-                         "equation: `(" + name + ", opt)[i+1] = …` with `opt[0] = "
-                         "optim.adam_init(" + name + "[0])`");
+                    note(s.eq.loc, "element 0 of the value here has " + name +
+                                       "'s type; a fn "
+                                       "that returns (params, state), such as optim.adam, needs a tuple "
+                                       "equation: `(" +
+                                       name +
+                                       ", opt)[i+1] = …` with `opt[0] = "
+                                       "optim.adam_init(" +
+                                       name + "[0])`");
                 ok = false;
             } else if (!type_equal(ty, final_type) &&
                        !(s.weak && dtype_kind(ty.dtype) <= dtype_kind(final_type.dtype))) {
-                error(s.eq.loc, std::string("dtype mismatch: ") + name + " is " +
-                                    ir::dtype_name(ty.dtype) + " here but " +
-                                    ir::dtype_name(final_type.dtype) + " in another equation");
+                error(s.eq.loc, std::string("dtype mismatch: ") + name + " is " + ir::dtype_name(ty.dtype) +
+                                    " here but " + ir::dtype_name(final_type.dtype) + " in another equation");
                 note(ref->eq.loc, name + " is " + ir::dtype_name(final_type.dtype) + " here");
                 ok = false;
             }
@@ -113,8 +116,7 @@ std::optional<ir::Type> Sema::finalize(int t) {
     }
     if (!ok) return std::nullopt;
     for (EqSrc *s : typed)
-        if (!final_type.is_tuple)
-            s->eq.body = convert(Val{s->eq.body, s->weak, nullptr}, final_type.dtype).node;
+        if (!final_type.is_tuple) s->eq.body = convert(Val{s->eq.body, s->weak, nullptr}, final_type.dtype).node;
     return final_type;
 }
 
@@ -135,9 +137,8 @@ void Sema::ensure_typed(int t) {
     std::vector<int> order;
     for (size_t k = 0; k < info.eqs.size(); ++k)
         if (info.eqs[k].ok) order.push_back(static_cast<int>(k));
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-        return info.eqs[a].eq.specificity() > info.eqs[b].eq.specificity();
-    });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int a, int b) { return info.eqs[a].eq.specificity() > info.eqs[b].eq.specificity(); });
     std::optional<ir::Type> final_type;
     for (int round = 0; round < 3; ++round) {
         info.partial.reset();
@@ -147,7 +148,7 @@ void Sema::ensure_typed(int t) {
         std::vector<int> pending = order;
         int blocked_outer = -1;
         std::vector<int> blocked_via, self_via;  // see Deferred::via
-        std::map<int, Loc> self_reads;  // equation -> its direct read of t (no type yet)
+        std::map<int, Loc> self_reads;           // equation -> its direct read of t (no type yet)
         while (!pending.empty()) {
             std::vector<int> next;
             bool progress = false;
@@ -173,8 +174,7 @@ void Sema::ensure_typed(int t) {
                         // Direct, or through an element of this tuple equation's hidden
                         // tensor (`(a, b)[t+1] = (a[t] * 2, …)` reads t through a).
                         bool elem = d.via.size() == 1 && !tinfo_[d.via[0]].eqs.empty();
-                        for (const EqSrc &e : elem ? tinfo_[d.via[0]].eqs : info.eqs)
-                            elem = elem && e.hidden == t;
+                        for (const EqSrc &e : elem ? tinfo_[d.via[0]].eqs : info.eqs) elem = elem && e.hidden == t;
                         if ((d.via.empty() || elem) && d.read.valid()) self_reads.emplace(k, d.read);
                     }
                 }
@@ -201,12 +201,10 @@ void Sema::ensure_typed(int t) {
             // the likelier mistake: name the chain.
             std::string chain;
             for (int w : self_via) chain += prog_.tensors[w].name + ", which reads ";
-            if (!chain.empty())
-                chain = " (" + tensor.name + " reads " + chain + tensor.name + ")";
-            error(info.eqs[pending[0]].eq.loc,
-                  "cannot infer the type of " + tensor.name + ": its equations need the type of " +
-                      tensor.name + " itself" + chain + "; add a type annotation, e.g. `" +
-                      example + " : f32`");
+            if (!chain.empty()) chain = " (" + tensor.name + " reads " + chain + tensor.name + ")";
+            error(info.eqs[pending[0]].eq.loc, "cannot infer the type of " + tensor.name +
+                                                   ": its equations need the type of " + tensor.name + " itself" +
+                                                   chain + "; add a type annotation, e.g. `" + example + " : f32`");
             note_missing_base_case(t, pending, self_reads);
             info.state = TensorInfo::Failed;
             return;
@@ -219,8 +217,7 @@ void Sema::ensure_typed(int t) {
         if (consistent) break;
         info.assumed = final_type;
         if (round == 2) {
-            error(tensor.loc, "cannot infer a consistent type for " + tensor.name +
-                                  "; add a type annotation");
+            error(tensor.loc, "cannot infer a consistent type for " + tensor.name + "; add a type annotation");
             final_type.reset();
         }
     }
@@ -240,8 +237,8 @@ void Sema::type_tensors() {
         try {
             ensure_typed(static_cast<int>(t));
         } catch (const Deferred &d) {
-            internal_error("type inference of " + prog_.tensors[t].name +
-                               " deferred at the top level (on " + prog_.tensors[d.tensor].name + ")",
+            internal_error("type inference of " + prog_.tensors[t].name + " deferred at the top level (on " +
+                               prog_.tensors[d.tensor].name + ")",
                            __FILE__, __LINE__);
         }
     }
@@ -262,8 +259,8 @@ void Sema::check_read_consistency() {
             tail.shape.erase(tail.shape.begin(), tail.shape.begin() + slices);
         if (!type_equal(tail, t.type)) {
             error(n->loc, "cannot infer a consistent type for " + t.name + ": it is read as " +
-                              ir::type_to_string(tail) + " here while its type was inferred, but " +
-                              "it is " + ir::type_to_string(t.type) + "; add a type annotation");
+                              ir::type_to_string(tail) + " here while its type was inferred, but " + "it is " +
+                              ir::type_to_string(t.type) + "; add a type annotation");
         }
     };
     for (const ir::Tensor &t : prog_.tensors)

@@ -101,9 +101,7 @@ int dtype_kind(ir::DType d) {
     return 3;
 }
 
-ir::DType promote(ir::DType a, ir::DType b) {
-    return static_cast<int>(a) >= static_cast<int>(b) ? a : b;
-}
+ir::DType promote(ir::DType a, ir::DType b) { return static_cast<int>(a) >= static_cast<int>(b) ? a : b; }
 
 ir::Type with_dtype(ir::Type t, ir::DType d) {
     if (t.is_tuple) return t;
@@ -121,10 +119,14 @@ ir::Type Sema::join_shapes(const ir::Type &a, const ir::Type &b, bool *ok) const
         const ir::Extent *x = k + a.shape.size() >= n ? &a.shape[k + a.shape.size() - n] : nullptr;
         const ir::Extent *y = k + b.shape.size() >= n ? &b.shape[k + b.shape.size() - n] : nullptr;
         auto is_one = [](const ir::Extent *e) { return !e || (e->is_static() && e->max_value == 1); };
-        if (is_one(x)) r.shape[k] = y ? *y : *x;
-        else if (is_one(y)) r.shape[k] = *x;
-        else if (extent_equal(*x, *y)) r.shape[k] = *x;
-        else *ok = false;
+        if (is_one(x))
+            r.shape[k] = y ? *y : *x;
+        else if (is_one(y))
+            r.shape[k] = *x;
+        else if (extent_equal(*x, *y))
+            r.shape[k] = *x;
+        else
+            *ok = false;
     }
     return r;
 }
@@ -143,8 +145,7 @@ double convert_value(double v, ir::DType d) {
 /* Whether "n" is i32 arithmetic on a bound's literal left unfolded (ir::Node::bound). */
 bool bound_arith(const ir::Node &n) {
     if (n.kind == ir::NodeKind::Const) return !n.bound.empty();
-    if (n.type.dtype != ir::DType::I32 ||
-        (n.kind != ir::NodeKind::Unary && n.kind != ir::NodeKind::Binary))
+    if (n.type.dtype != ir::DType::I32 || (n.kind != ir::NodeKind::Unary && n.kind != ir::NodeKind::Binary))
         return false;
     for (const auto &a : n.args)
         if (bound_arith(*a)) return true;
@@ -253,8 +254,7 @@ bool same_structure(const ir::Type &a, const ir::Type &b) {
     return true;
 }
 
-Val Sema::map_leaves(const std::vector<Val> &args, Loc loc, const Scope &scope,
-                     const std::string &what,
+Val Sema::map_leaves(const std::vector<Val> &args, Loc loc, const Scope &scope, const std::string &what,
                      const std::function<Val(const std::vector<Val> &)> &f) {
     const Val *first = nullptr;
     for (const Val &a : args) {
@@ -263,8 +263,8 @@ Val Sema::map_leaves(const std::vector<Val> &args, Loc loc, const Scope &scope,
         if (!first) {
             first = &a;
         } else if (!same_structure(first->type(), a.type())) {
-            error(loc, what + " needs tuples of the same structure, got " +
-                           type_str(first->type(), scope) + " and " + type_str(a.type(), scope));
+            error(loc, what + " needs tuples of the same structure, got " + type_str(first->type(), scope) + " and " +
+                           type_str(a.type(), scope));
             return {};
         }
     }
@@ -298,14 +298,12 @@ void print_types(const ir::Program &prog, std::ostream &out) {
     std::vector<const ir::Tensor *> ts;
     for (const ir::Tensor &t : prog.tensors)
         if (!t.is_hidden) ts.push_back(&t);
-    std::stable_sort(ts.begin(), ts.end(),
-                     [](const ir::Tensor *a, const ir::Tensor *b) { return a->name < b->name; });
+    std::stable_sort(ts.begin(), ts.end(), [](const ir::Tensor *a, const ir::Tensor *b) { return a->name < b->name; });
     for (const ir::Tensor *t : ts) {
         out << t->name;
         if (!t->dims.empty()) {
             out << "[";
-            for (size_t k = 0; k < t->dims.size(); ++k)
-                out << (k ? ", " : "") << prog.dims[t->dims[k]].name;
+            for (size_t k = 0; k < t->dims.size(); ++k) out << (k ? ", " : "") << prog.dims[t->dims[k]].name;
             out << "]";
         }
         out << " : " << ir::type_to_string(t->type) << "\n";

@@ -32,8 +32,10 @@ void Diagnostics::report(Severity sev, Loc loc, const std::string &msg) {
     auto c = [&](const char *code) { return color_ ? code : ""; };
     const SourceFile *f = loc.valid() && loc.file < sm_.size() ? &sm_.file(loc.file) : nullptr;
     out_ << c(kBold);
-    if (f) out_ << f->path << ":" << loc.line << ":" << loc.col << ": ";
-    else out_ << "trlc: ";
+    if (f)
+        out_ << f->path << ":" << loc.line << ":" << loc.col << ": ";
+    else
+        out_ << "trlc: ";
     switch (sev) {
     case Severity::Error: out_ << c(kRed) << "error: "; break;
     case Severity::Warning: out_ << c(kMagenta) << "warning: "; break;
@@ -47,8 +49,7 @@ void Diagnostics::report(Severity sev, Loc loc, const std::string &msg) {
     out_ << line << "\n";
     std::string marker;
     int col = loc.col < 1 ? 1 : loc.col;
-    for (int i = 1; i < col && i <= static_cast<int>(line.size()); ++i)
-        marker += line[i - 1] == '\t' ? '\t' : ' ';
+    for (int i = 1; i < col && i <= static_cast<int>(line.size()); ++i) marker += line[i - 1] == '\t' ? '\t' : ' ';
     marker += '^';
     int len = loc.length;
     int room = static_cast<int>(line.size()) - col;
@@ -61,8 +62,8 @@ void Diagnostics::report(Severity sev, Loc loc, const std::string &msg) {
         int hops = 0;
         for (Loc at = f->imported_at; at.valid() && at.file < sm_.size() && hops < 64; ++hops) {
             const SourceFile &by = sm_.file(at.file);
-            out_ << c(kBold) << by.path << ":" << at.line << ":" << at.col << ": " << c(kCyan) << "note: "
-                 << c(kReset) << c(kBold) << "in module imported from here" << c(kReset) << "\n";
+            out_ << c(kBold) << by.path << ":" << at.line << ":" << at.col << ": " << c(kCyan) << "note: " << c(kReset)
+                 << c(kBold) << "in module imported from here" << c(kReset) << "\n";
             std::string_view l = by.line(at.line);
             if (!l.empty()) {
                 std::string m;

@@ -77,9 +77,9 @@ private:
     int line_;
 };
 
-#define TRLC_ASSERT(cond) \
-    if (cond) {           \
-    } else                \
+#define TRLC_ASSERT(cond)                                                                                              \
+    if (cond) {                                                                                                        \
+    } else                                                                                                             \
         ::trlc::AssertStream(#cond, __FILE__, __LINE__)
 
 }  // namespace trlc

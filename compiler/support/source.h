@@ -25,7 +25,7 @@ struct Loc {
 struct SourceFile {
     std::string path;
     std::string text;
-    std::vector<size_t> line_starts;  // byte offset of each line's first character
+    std::vector<size_t> line_starts;           // byte offset of each line's first character
     std::string_view line(int line_no) const;  // 1-based; "" when out of range
     /** For an imported module: the `import` declaration that loaded it (invalid for the main
      *  file and in-memory files).  Diagnostics located in the module name it in a note. */

@@ -29,8 +29,8 @@ void print_time_passes(std::ostream &os) {
     char line[256];
     for (const Entry &e : g_entries) {
         if (!e.done) continue;
-        std::snprintf(line, sizeof line, "trlc: time: %8.2f s cpu %8.2f s wall  %*s%s\n", e.cpu,
-                      e.wall, 2 * e.depth, "", e.name.c_str());
+        std::snprintf(line, sizeof line, "trlc: time: %8.2f s cpu %8.2f s wall  %*s%s\n", e.cpu, e.wall, 2 * e.depth,
+                      "", e.name.c_str());
         os << line;
     }
     g_entries.clear();

@@ -82,8 +82,8 @@ std::string shape_text(const std::vector<int64_t> &shape) {
 }
 
 void print_help(const trl_program_info *info, const std::string &prog) {
-    std::printf("%s — compiled by trlc from %s (device: %s)\n\n", prog.c_str(),
-                info->source ? info->source : "?", trl_rt::device_name());
+    std::printf("%s — compiled by trlc from %s (device: %s)\n\n", prog.c_str(), info->source ? info->source : "?",
+                trl_rt::device_name());
     std::printf("Usage: %s [options]\n\n", prog.c_str());
     std::printf("Options:\n");
     std::printf("  --seed N         seed of all random streams (default %llu)\n",
@@ -106,8 +106,7 @@ void print_help(const trl_program_info *info, const std::string &prog) {
             } else {
                 note = "sizes buffers: fixed; recompile with trlc -D";
             }
-            std::printf("  %-16s = %lld  (%s)\n", info->bound_names[k], info->bound_defaults[k],
-                        note.c_str());
+            std::printf("  %-16s = %lld  (%s)\n", info->bound_names[k], info->bound_defaults[k], note.c_str());
         }
     }
     if (info->num_streams > 0) {
@@ -116,8 +115,7 @@ void print_help(const trl_program_info *info, const std::string &prog) {
             std::printf("  %-16s %s%lld records%s\n", info->stream_names[s],
                         info->stream_guarded && info->stream_guarded[s] ? "at most " : "",
                         info->stream_points ? info->stream_points[s] : 0LL,
-                        info->stream_guarded && info->stream_guarded[s] ? " (emit ... when)"
-                                                                        : "");
+                        info->stream_guarded && info->stream_guarded[s] ? " (emit ... when)" : "");
     }
     std::printf("\nAt exit (unless --quiet) prints the arena size and peak memory on stderr.\n");
 }
@@ -128,8 +126,7 @@ bool apply_bound(trl_ctx *ctx, const std::string &prog, const char *arg) {
     std::string a = arg ? arg : "";
     size_t eq = a.find('=');
     if (eq == std::string::npos || eq == 0) {
-        std::fprintf(stderr, "%s: error: invalid --bound '%s': expected NAME=VALUE\n",
-                     prog.c_str(), a.c_str());
+        std::fprintf(stderr, "%s: error: invalid --bound '%s': expected NAME=VALUE\n", prog.c_str(), a.c_str());
         return false;
     }
     std::string name = a.substr(0, eq), value = a.substr(eq + 1);
@@ -138,11 +135,9 @@ bool apply_bound(trl_ctx *ctx, const std::string &prog, const char *arg) {
         if (name == info->bound_names[i]) k = i;
     if (k < 0) {
         std::string known;
-        for (int i = 0; i < info->num_bounds; ++i)
-            known += std::string(i ? ", " : "") + info->bound_names[i];
-        std::fprintf(stderr, "%s: error: --bound %s: the program has no bound '%s'%s%s\n",
-                     prog.c_str(), a.c_str(), name.c_str(),
-                     known.empty() ? " (it has none)" : "; its bounds are ", known.c_str());
+        for (int i = 0; i < info->num_bounds; ++i) known += std::string(i ? ", " : "") + info->bound_names[i];
+        std::fprintf(stderr, "%s: error: --bound %s: the program has no bound '%s'%s%s\n", prog.c_str(), a.c_str(),
+                     name.c_str(), known.empty() ? " (it has none)" : "; its bounds are ", known.c_str());
         return false;
     }
     if (!info->bound_runtime || !info->bound_runtime[k]) {
@@ -150,20 +145,18 @@ bool apply_bound(trl_ctx *ctx, const std::string &prog, const char *arg) {
         std::fprintf(stderr,
                      "%s: error: --bound %s: bound '%s' is fixed at compile time in this program "
                      "(%s = %lld%s%s); recompile with trlc -D %s=%s\n",
-                     prog.c_str(), a.c_str(), name.c_str(), name.c_str(),
-                     info->bound_defaults[k], why ? ": " : "", why ? why : "", name.c_str(),
-                     value.c_str());
+                     prog.c_str(), a.c_str(), name.c_str(), name.c_str(), info->bound_defaults[k], why ? ": " : "",
+                     why ? why : "", name.c_str(), value.c_str());
         return false;
     }
     long long v = 0;
     if (!parse_ll(value.c_str(), &v) || v < 1) {
-        std::fprintf(stderr, "%s: error: --bound %s: '%s' is not a positive integer\n",
-                     prog.c_str(), a.c_str(), value.c_str());
+        std::fprintf(stderr, "%s: error: --bound %s: '%s' is not a positive integer\n", prog.c_str(), a.c_str(),
+                     value.c_str());
         return false;
     }
     if (v > 2147483647LL) {  // dims index with i32 (dsl/README.md §4: coordinates are i32)
-        std::fprintf(stderr, "%s: error: --bound %s: %lld does not fit a 32-bit integer\n",
-                     prog.c_str(), a.c_str(), v);
+        std::fprintf(stderr, "%s: error: --bound %s: %lld does not fit a 32-bit integer\n", prog.c_str(), a.c_str(), v);
         return false;
     }
     long long lo = info->bound_min ? info->bound_min[k] : 1;
@@ -178,9 +171,7 @@ bool apply_bound(trl_ctx *ctx, const std::string &prog, const char *arg) {
     return true;
 }
 
-bool stream_guarded(const trl_ctx *ctx, int s) {
-    return ctx->info->stream_guarded && ctx->info->stream_guarded[s];
-}
+bool stream_guarded(const trl_ctx *ctx, int s) { return ctx->info->stream_guarded && ctx->info->stream_guarded[s]; }
 
 /** "done/total records" over the unguarded streams (their record counts are known); when every
  *  stream is guarded (`emit ... when`), "done/total points" over all streams' domains, since a
@@ -213,9 +204,7 @@ void progress_line(trl_ctx *ctx, bool final) {
     std::fflush(stderr);
 }
 
-void write_line(trl_ctx *ctx, const std::string &line) {
-    std::fwrite(line.data(), 1, line.size(), ctx->out);
-}
+void write_line(trl_ctx *ctx, const std::string &line) { std::fwrite(line.data(), 1, line.size(), ctx->out); }
 
 /** Write every pending record that is next in (stream, index) order; with "all", also those
  *  after a gap (at exit: a stream whose point count was overridden ends early). */
@@ -224,8 +213,7 @@ void flush_pending(trl_ctx *ctx, bool all) {
     while (ctx->cur_stream < ns) {
         int s = ctx->cur_stream;
         auto it = ctx->pending.begin();
-        if (it != ctx->pending.end() && it->first.first == s &&
-            (it->first.second == ctx->next_index[s] || all)) {
+        if (it != ctx->pending.end() && it->first.first == s && (it->first.second == ctx->next_index[s] || all)) {
             write_line(ctx, it->second);
             ctx->next_index[s] = it->first.second + 1;
             ctx->pending.erase(it);
@@ -263,11 +251,10 @@ bool append_field(std::string &line, const trl_field &fd) {
 int check_point(trl_ctx *ctx, int stream, long long index) {
     if (stream < 0 || stream >= ctx->info->num_streams)
         return set_error(ctx, TRL_EINTERNAL, "emit to unknown stream " + std::to_string(stream));
-    if (index < ctx->next_index[stream] ||
-        (stream < ctx->cur_stream) || ctx->pending.count({stream, index}))
+    if (index < ctx->next_index[stream] || (stream < ctx->cur_stream) || ctx->pending.count({stream, index}))
         return set_error(ctx, TRL_EINTERNAL,
-                         "record " + std::to_string(index) + " of stream '" +
-                             ctx->info->stream_names[stream] + "' emitted twice");
+                         "record " + std::to_string(index) + " of stream '" + ctx->info->stream_names[stream] +
+                             "' emitted twice");
     return TRL_OK;
 }
 
@@ -337,8 +324,7 @@ int trl_init(trl_ctx **out, const trl_program_info *info, int argc, char **argv)
         } else if (opt == "--seed") {
             std::string v;
             if (!value(&v)) return usage("--seed needs a value: --seed N");
-            if (!parse_u64(v.c_str(), &ctx->seed))
-                return usage("--seed '" + v + "' is not a non-negative integer");
+            if (!parse_u64(v.c_str(), &ctx->seed)) return usage("--seed '" + v + "' is not a non-negative integer");
         } else if (opt == "--log") {
             std::string v;
             if (!value(&v) || v.empty()) return usage("--log needs a file name: --log FILE");
@@ -372,8 +358,8 @@ int trl_init(trl_ctx **out, const trl_program_info *info, int argc, char **argv)
     if (!ctx->log_path.empty()) {
         ctx->out = std::fopen(ctx->log_path.c_str(), "w");
         if (!ctx->out) {
-            std::fprintf(stderr, "%s: error: cannot open log file '%s': %s\n", prog.c_str(),
-                         ctx->log_path.c_str(), std::strerror(errno));
+            std::fprintf(stderr, "%s: error: cannot open log file '%s': %s\n", prog.c_str(), ctx->log_path.c_str(),
+                         std::strerror(errno));
             delete ctx;
             return TRL_EIO;
         }
@@ -397,8 +383,7 @@ int trl_init(trl_ctx **out, const trl_program_info *info, int argc, char **argv)
 }
 
 void trl_set_stream_points(trl_ctx *ctx, int stream, long long points) {
-    if (ctx && stream >= 0 && stream < static_cast<int>(ctx->stream_points.size()))
-        ctx->stream_points[stream] = points;
+    if (ctx && stream >= 0 && stream < static_cast<int>(ctx->stream_points.size())) ctx->stream_points[stream] = points;
 }
 
 int trl_finish(trl_ctx *ctx) {
@@ -410,8 +395,8 @@ int trl_finish(trl_ctx *ctx) {
     bool write_failed = std::ferror(ctx->out) != 0;
     if (ctx->out != stdout && std::fclose(ctx->out) != 0) write_failed = true;
     if (write_failed) {
-        std::fprintf(stderr, "%s: error: cannot write the emit records to %s\n",
-                     ctx->prog.c_str(), ctx->log_path.empty() ? "stdout" : ctx->log_path.c_str());
+        std::fprintf(stderr, "%s: error: cannot write the emit records to %s\n", ctx->prog.c_str(),
+                     ctx->log_path.empty() ? "stdout" : ctx->log_path.c_str());
         if (status == TRL_OK) status = TRL_EIO;
     }
     if (status != TRL_OK && !ctx->last_error.empty())
@@ -420,8 +405,7 @@ int trl_finish(trl_ctx *ctx) {
         struct rusage ru;
         long long peak = 0;
         if (getrusage(RUSAGE_SELF, &ru) == 0) peak = static_cast<long long>(ru.ru_maxrss) * 1024;
-        std::fprintf(stderr, "arena: %zu bytes, peak memory: %lld bytes (max resident set)\n",
-                     ctx->arena_bytes, peak);
+        std::fprintf(stderr, "arena: %zu bytes, peak memory: %lld bytes (max resident set)\n", ctx->arena_bytes, peak);
     }
     trl_rt::device_release(ctx);
     delete ctx;
@@ -439,8 +423,8 @@ int trl_workspace(trl_ctx *ctx, size_t bytes, void **out) {
     return TRL_OK;
 }
 /* trl_gemm's checks, shared by its two forms; the device layer computes the product. */
-static int gemm_checked(trl_ctx *ctx, int dtype, bool trans_a, long long m, long long n, long long k,
-                        const void *a, const void *b, void *c) {
+static int gemm_checked(trl_ctx *ctx, int dtype, bool trans_a, long long m, long long n, long long k, const void *a,
+                        const void *b, void *c) {
     if (m < 0 || n < 0 || k < 0 || m > 0x7fffffff || n > 0x7fffffff || k > 0x7fffffff)
         return trl_rt::set_error(ctx, TRL_EINTERNAL, "trl_gemm: bad extents");
     if (dtype != TRL_F32 && dtype != TRL_F64)
@@ -449,13 +433,11 @@ static int gemm_checked(trl_ctx *ctx, int dtype, bool trans_a, long long m, long
     return trl_rt::device_gemm(ctx, dtype, trans_a, m, n, k, a, b, c);
 }
 
-int trl_gemm(trl_ctx *ctx, int dtype, long long m, long long n, long long k, const void *a,
-             const void *b, void *c) {
+int trl_gemm(trl_ctx *ctx, int dtype, long long m, long long n, long long k, const void *a, const void *b, void *c) {
     return gemm_checked(ctx, dtype, false, m, n, k, a, b, c);
 }
 
-int trl_gemm_tn(trl_ctx *ctx, int dtype, long long m, long long n, long long k, const void *a,
-                const void *b, void *c) {
+int trl_gemm_tn(trl_ctx *ctx, int dtype, long long m, long long n, long long k, const void *a, const void *b, void *c) {
     return gemm_checked(ctx, dtype, true, m, n, k, a, b, c);
 }
 
@@ -476,8 +458,7 @@ int trl_emit_skip(trl_ctx *ctx, int stream, long long index) {
     return TRL_OK;
 }
 
-int trl_emit(trl_ctx *ctx, int stream, long long index, const trl_field *fields,
-             int num_fields) {
+int trl_emit(trl_ctx *ctx, int stream, long long index, const trl_field *fields, int num_fields) {
     int rc = check_point(ctx, stream, index);
     if (rc != TRL_OK) return rc;
     std::string line = "{";
@@ -487,8 +468,7 @@ int trl_emit(trl_ctx *ctx, int stream, long long index, const trl_field *fields,
         line += '"';
         line += fd.key;
         line += "\":";
-        if (!append_field(line, fd))
-            return set_error(ctx, TRL_EINTERNAL, "emit field with a bad dtype or rank");
+        if (!append_field(line, fd)) return set_error(ctx, TRL_EINTERNAL, "emit field with a bad dtype or rank");
     }
     line += "}\n";
     ++ctx->records;
@@ -525,19 +505,16 @@ int trl_save(trl_ctx *ctx, const char *path, const trl_field *arrays, int num_ar
     return TRL_OK;
 }
 
-int trl_load(trl_ctx *ctx, const char *path, int dtype, int rank, const long long *shape,
-             void *dst) {
+int trl_load(trl_ctx *ctx, const char *path, int dtype, int rank, const long long *shape, void *dst) {
     std::string p = path ? path : "", err;
-    if (!valid_dtype(dtype) || rank < 0)
-        return set_error(ctx, TRL_EINTERNAL, "load with a bad dtype or rank");
+    if (!valid_dtype(dtype) || rank < 0) return set_error(ctx, TRL_EINTERNAL, "load with a bad dtype or rank");
     trl::NpyArray a;
     if (!trl::npy_load(p, &a, &err)) return set_error(ctx, TRL_EIO, "cannot load " + err);
     std::vector<int64_t> want(shape, shape + rank);
     if (a.dtype != npy_dtype(dtype) || a.shape != want)
         return set_error(ctx, TRL_EIO,
-                         "cannot load " + p + ": it holds " + trl::npy_dtype_name(a.dtype) +
-                             shape_text(a.shape) + ", the program expects " + dtype_name(dtype) +
-                             shape_text(rank, shape));
+                         "cannot load " + p + ": it holds " + trl::npy_dtype_name(a.dtype) + shape_text(a.shape) +
+                             ", the program expects " + dtype_name(dtype) + shape_text(rank, shape));
     std::memcpy(dst, a.data.data(), a.data.size());
     return TRL_OK;
 }
@@ -602,8 +579,7 @@ void trl_fail(trl_ctx *ctx, int status, const char *call, const char *file, int 
     std::string msg = ctx && !ctx->last_error.empty() ? ctx->last_error : "failed";
     std::fprintf(stderr, "%s: error: %s\n", prog, msg.c_str());
     if (status != TRL_EIO && status != TRL_EUSAGE)
-        std::fprintf(stderr, "%s: note: in %s at %s:%d\n", prog, call ? call : "?",
-                     file ? file : "?", line);
+        std::fprintf(stderr, "%s: note: in %s at %s:%d\n", prog, call ? call : "?", file ? file : "?", line);
     if (ctx && ctx->out) std::fflush(ctx->out);
     std::exit(trl_exit_code(status == TRL_OK ? TRL_EINTERNAL : status));
 }

@@ -16,8 +16,7 @@ struct CudaState {
 };
 
 int cuda_error(trl_ctx *ctx, cudaError_t e, const char *what) {
-    return trl_rt::set_error(ctx, TRL_EDEVICE,
-                             std::string(what) + ": " + cudaGetErrorString(e));
+    return trl_rt::set_error(ctx, TRL_EDEVICE, std::string(what) + ": " + cudaGetErrorString(e));
 }
 
 }  // namespace
@@ -45,8 +44,8 @@ int device_alloc_arena(trl_ctx *ctx, size_t bytes) {
     void *p = nullptr;
     cudaError_t e = cudaMalloc(&p, bytes ? bytes : 256);
     if (e != cudaSuccess)
-        return cuda_error(ctx, e, ("cannot allocate the arena of " + std::to_string(bytes) +
-                                   " bytes on the device").c_str());
+        return cuda_error(ctx, e,
+                          ("cannot allocate the arena of " + std::to_string(bytes) + " bytes on the device").c_str());
     e = cudaMemset(p, 0, bytes ? bytes : 256);
     if (e != cudaSuccess) return cuda_error(ctx, e, "cudaMemset of the arena");
     ctx->arena = p;
@@ -58,8 +57,8 @@ int device_alloc_workspace(trl_ctx *ctx, size_t bytes) {
     void *p = nullptr;
     cudaError_t e = cudaMalloc(&p, bytes ? bytes : 256);
     if (e != cudaSuccess)
-        return cuda_error(ctx, e, ("cannot allocate the workspace of " + std::to_string(bytes) +
-                                   " bytes on the device").c_str());
+        return cuda_error(
+            ctx, e, ("cannot allocate the workspace of " + std::to_string(bytes) + " bytes on the device").c_str());
     if (ctx->workspace) cudaFree(ctx->workspace);
     ctx->workspace = p;
     ctx->workspace_bytes = bytes ? bytes : 256;
@@ -110,11 +109,10 @@ int trl_last_launch_status(trl_ctx *ctx) {
     return e == cudaSuccess ? TRL_OK : cuda_error(ctx, e, "kernel launch");
 }
 
-
 }  // extern "C"
 
-int trl_rt::device_gemm(trl_ctx *ctx, int dtype, bool ta, long long m, long long n, long long k,
-                         const void *a, const void *b, void *c) {
+int trl_rt::device_gemm(trl_ctx *ctx, int dtype, bool ta, long long m, long long n, long long k, const void *a,
+                        const void *b, void *c) {
     cublasHandle_t h = static_cast<CudaState *>(ctx->device)->blas;
     // Row-major C = op(A)·B is column-major C^T = B^T·op(A)^T: swap the operands and m / n; A
     // stored [k, m] (ta) is column-major op(A) itself, so cuBLAS transposes it (ld m).
@@ -123,19 +121,16 @@ int trl_rt::device_gemm(trl_ctx *ctx, int dtype, bool ta, long long m, long long
     cublasStatus_t s;
     if (dtype == TRL_F32) {
         const float one = 1, zero = 0;
-        s = cublasSgemm(h, CUBLAS_OP_N, opa, (int)n, (int)m, (int)k, &one,
-                        static_cast<const float *>(b), (int)n, static_cast<const float *>(a), lda,
-                        &zero, static_cast<float *>(c), (int)n);
+        s = cublasSgemm(h, CUBLAS_OP_N, opa, (int)n, (int)m, (int)k, &one, static_cast<const float *>(b), (int)n,
+                        static_cast<const float *>(a), lda, &zero, static_cast<float *>(c), (int)n);
     } else {  // TRL_F64 (trl_gemm checked the dtype)
         const double one = 1, zero = 0;
-        s = cublasDgemm(h, CUBLAS_OP_N, opa, (int)n, (int)m, (int)k, &one,
-                        static_cast<const double *>(b), (int)n, static_cast<const double *>(a), lda,
-                        &zero, static_cast<double *>(c), (int)n);
+        s = cublasDgemm(h, CUBLAS_OP_N, opa, (int)n, (int)m, (int)k, &one, static_cast<const double *>(b), (int)n,
+                        static_cast<const double *>(a), lda, &zero, static_cast<double *>(c), (int)n);
     }
     if (s != CUBLAS_STATUS_SUCCESS)
         return trl_rt::set_error(ctx, TRL_EDEVICE,
-                                 "cuBLAS gemm failed (m = " + std::to_string(m) + ", n = " +
-                                     std::to_string(n) + ", k = " + std::to_string(k) + "): " +
-                                     cublasGetStatusString(s));
+                                 "cuBLAS gemm failed (m = " + std::to_string(m) + ", n = " + std::to_string(n) +
+                                     ", k = " + std::to_string(k) + "): " + cublasGetStatusString(s));
     return TRL_OK;
 }

@@ -45,9 +45,7 @@ static bool trl_env_has(char **envp, const char *name) {
     return false;
 }
 extern "C" void trl_preinit_wait_policy(int, char **argv, char **envp) {
-    if (!argv || !argv[0] || trl_env_has(envp, "OMP_WAIT_POLICY") ||
-        trl_env_has(envp, "GOMP_SPINCOUNT"))
-        return;
+    if (!argv || !argv[0] || trl_env_has(envp, "OMP_WAIT_POLICY") || trl_env_has(envp, "GOMP_SPINCOUNT")) return;
     static char policy[] = "OMP_WAIT_POLICY=PASSIVE";
     size_t count = 0;
     while (envp && envp[count]) ++count;
@@ -82,9 +80,7 @@ int device_alloc_arena(trl_ctx *ctx, size_t bytes) {
     size_t rounded = (bytes + align - 1) / align * align;
     if (rounded == 0) rounded = align;
     void *p = std::aligned_alloc(align, rounded);
-    if (!p)
-        return set_error(ctx, TRL_EDEVICE,
-                         "cannot allocate the arena of " + std::to_string(bytes) + " bytes");
+    if (!p) return set_error(ctx, TRL_EDEVICE, "cannot allocate the arena of " + std::to_string(bytes) + " bytes");
     std::memset(p, 0, rounded);
     ctx->arena = p;
     ctx->arena_bytes = bytes;
@@ -96,9 +92,7 @@ int device_alloc_workspace(trl_ctx *ctx, size_t bytes) {
     size_t rounded = (bytes + align - 1) / align * align;
     if (rounded == 0) rounded = align;
     void *p = std::aligned_alloc(align, rounded);
-    if (!p)
-        return set_error(ctx, TRL_EDEVICE,
-                         "cannot allocate the workspace of " + std::to_string(bytes) + " bytes");
+    if (!p) return set_error(ctx, TRL_EDEVICE, "cannot allocate the workspace of " + std::to_string(bytes) + " bytes");
     std::free(ctx->workspace);
     ctx->workspace = p;
     ctx->workspace_bytes = rounded;
@@ -178,8 +172,8 @@ static libxsmm_smmfunction xsmm_kernel(long long m, long long n, long long k, bo
 
 }  // extern "C"
 
-int trl_rt::device_gemm(trl_ctx *ctx, int dtype, bool ta, long long m, long long n, long long k,
-                         const void *a, const void *b, void *c) {
+int trl_rt::device_gemm(trl_ctx *ctx, int dtype, bool ta, long long m, long long n, long long k, const void *a,
+                        const void *b, void *c) {
     (void)ctx;
     if (dtype == TRL_F32) {
         if (k == 0) {
@@ -200,9 +194,9 @@ int trl_rt::device_gemm(trl_ctx *ctx, int dtype, bool ta, long long m, long long
             }
         }
 #endif
-        cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, CblasNoTrans, (int)m, (int)n,
-                    (int)k, 1.0f, static_cast<const float *>(a), (int)(ta ? m : k),
-                    static_cast<const float *>(b), (int)n, 0.0f, static_cast<float *>(c), (int)n);
+        cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0f,
+                    static_cast<const float *>(a), (int)(ta ? m : k), static_cast<const float *>(b), (int)n, 0.0f,
+                    static_cast<float *>(c), (int)n);
         return TRL_OK;
     }
     // TRL_F64 (trl_gemm checked the dtype)
@@ -210,8 +204,8 @@ int trl_rt::device_gemm(trl_ctx *ctx, int dtype, bool ta, long long m, long long
         std::memset(c, 0, sizeof(double) * m * n);
         return TRL_OK;
     }
-    cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k,
-                1.0, static_cast<const double *>(a), (int)(ta ? m : k), static_cast<const double *>(b),
-                (int)n, 0.0, static_cast<double *>(c), (int)n);
+    cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0,
+                static_cast<const double *>(a), (int)(ta ? m : k), static_cast<const double *>(b), (int)n, 0.0,
+                static_cast<double *>(c), (int)n);
     return TRL_OK;
 }

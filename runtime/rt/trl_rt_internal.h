@@ -21,7 +21,7 @@ struct trl_ctx {
     int threads = 0;  // 0: the default
     void *arena = nullptr;
     size_t arena_bytes = 0;
-    void *device = nullptr;  // device layer state (cuBLAS handle, ...)
+    void *device = nullptr;     // device layer state (cuBLAS handle, ...)
     void *workspace = nullptr;  // trl_workspace's block (device memory), freed by device_release
     size_t workspace_bytes = 0;
     int last_launch = TRL_OK;
@@ -50,8 +50,8 @@ int device_alloc_workspace(trl_ctx *ctx, size_t bytes);
 /** Device layer of trl_gemm / trl_gemm_tn: C[m,n] = op(A)·B, row-major, op(A) = Aᵀ for A
  *  stored [k,m] when "trans_a".  Called with the extents and dtype checked (m, n >= 1,
  *  k >= 0, each below 2^31; dtype TRL_F32 or TRL_F64). */
-int device_gemm(trl_ctx *ctx, int dtype, bool trans_a, long long m, long long n, long long k,
-                const void *a, const void *b, void *c);
+int device_gemm(trl_ctx *ctx, int dtype, bool trans_a, long long m, long long n, long long k, const void *a,
+                const void *b, void *c);
 /** Name of the device layer for --help ("host (OpenMP)", "cuda"). */
 const char *device_name();
 

@@ -15,13 +15,12 @@ TEST(Diagnostics, ErrorWithCaretRange) {
     Diagnostics diag(sm, out);
     diag.error(Loc{f, 2, 8, 6}, "x[t+1] reads x at t = 8");
     diag.note(Loc{f, 1, 5, 1}, "t is declared here");
-    EXPECT_EQ(out.str(),
-              "prog.trl:2:8: error: x[t+1] reads x at t = 8\n"
-              "y[t] = x[t+1]\n"
-              "       ^~~~~~\n"
-              "prog.trl:1:5: note: t is declared here\n"
-              "dim t < T = 8\n"
-              "    ^\n");
+    EXPECT_EQ(out.str(), "prog.trl:2:8: error: x[t+1] reads x at t = 8\n"
+                         "y[t] = x[t+1]\n"
+                         "       ^~~~~~\n"
+                         "prog.trl:1:5: note: t is declared here\n"
+                         "dim t < T = 8\n"
+                         "    ^\n");
     EXPECT_EQ(diag.error_count(), 1);
 }
 

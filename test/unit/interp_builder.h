@@ -131,8 +131,7 @@ struct Builder {
         p.tensors.push_back(x);
         return static_cast<int>(p.tensors.size()) - 1;
     }
-    void eq(int tensor, std::vector<int> vars, std::vector<PatternItem> pat, NodePtr body,
-            GuardPtr guard = nullptr) {
+    void eq(int tensor, std::vector<int> vars, std::vector<PatternItem> pat, NodePtr body, GuardPtr guard = nullptr) {
         Equation e;
         e.vars = vars;
         e.pattern = pat;
@@ -140,9 +139,8 @@ struct Builder {
         e.guard = guard;
         p.tensors[tensor].equations.push_back(e);
     }
-    void emit(const std::string &stream, std::vector<int> vars,
-              std::vector<std::pair<std::string, NodePtr>> fields) {
-        p.emits.push_back(Emit{stream, vars, fields, {}});
+    void emit(const std::string &stream, std::vector<int> vars, std::vector<std::pair<std::string, NodePtr>> fields) {
+        p.emits.push_back(Emit{stream, vars, fields, {}, nullptr});
     }
 
     std::string out, diags;

@@ -21,11 +21,11 @@ Builder chain(int64_t T, bool no_base = false) {
     Type f64 = ty(DType::F64);
     int ret = b.tensor("ret", {t}, f64);
     if (!no_base) b.eq(ret, {}, {pc(T - 1)}, cst(1.0, DType::F64));
-    b.eq(ret, {t}, {pv(0)},
-         bin(BinaryOp::Add, cst(1.0, DType::F64),
-             bin(BinaryOp::Mul, cst(0.5, DType::F64),
-                 read(ret, f64, {pt(var(0, 1))}, Loc{b.file, 2, 8, 6}), DType::F64),
-             DType::F64));
+    b.eq(
+        ret, {t}, {pv(0)},
+        bin(BinaryOp::Add, cst(1.0, DType::F64),
+            bin(BinaryOp::Mul, cst(0.5, DType::F64), read(ret, f64, {pt(var(0, 1))}, Loc{b.file, 2, 8, 6}), DType::F64),
+            DType::F64));
     b.emit("first", {}, {{"ret0", read(ret, f64, {pt(aff(0))})}});
     return b;
 }
@@ -61,8 +61,8 @@ TEST(InterpDemand, ChainOf100000OnA256KiBStack) {
     });
     ASSERT_TRUE(v);
     EXPECT_EQ(v->data.at(0), 2.0);
-    EXPECT_EQ(points, T);       // each point computed once
-    EXPECT_EQ(pending, T);      // ret[0] … ret[T-1] were pending at once, on the heap
+    EXPECT_EQ(points, T);   // each point computed once
+    EXPECT_EQ(pending, T);  // ret[0] … ret[T-1] were pending at once, on the heap
     EXPECT_EQ(mismatches, 0);
 }
 
@@ -86,7 +86,9 @@ TEST(InterpDemand, UndefinedPointAtTheEndOfADeepChain) {
     on_small_stack(256, [&] { EXPECT_EQ(b.run(), 1); });
     EXPECT_EQ(b.out, "");
     EXPECT_EQ(b.diags.rfind("prog.trl:2:8: error: ret is not defined at t = 20000 (no equation "
-                            "of ret matches this point)\n", 0), 0u)
+                            "of ret matches this point)\n",
+                            0),
+              0u)
         << b.diags;
 }
 
@@ -99,23 +101,23 @@ TEST(InterpDemand, CycleAtTheEndOfADeepChain) {
     Type f64 = ty(DType::F64);
     int ret = b.tensor("ret", {t}, f64);
     b.eq(ret, {}, {pc(T - 1)}, read(ret, f64, {pt(aff(0))}, Loc{b.file, 1, 8, 4}));
-    b.eq(ret, {t}, {pv(0)},
-         bin(BinaryOp::Add, cst(1.0, DType::F64), read(ret, f64, {pt(var(0, 1))}), DType::F64));
+    b.eq(ret, {t}, {pv(0)}, bin(BinaryOp::Add, cst(1.0, DType::F64), read(ret, f64, {pt(var(0, 1))}), DType::F64));
     b.emit("first", {}, {{"ret0", read(ret, f64, {pt(aff(0))})}});
-    for (bool prefetch : {true, false}) on_small_stack(256, [&] {
-        interp::Evaluator ev(b.p, 0);
-        ev.set_prefetch(prefetch);
-        try {
-            ev.tensor_point(ret, {0}, Loc{});
-            ADD_FAILURE() << "no error";
-        } catch (const interp::RuntimeError &e) {
-            EXPECT_EQ(e.loc.line, 1);
-            EXPECT_EQ(e.loc.col, 8);
-            EXPECT_EQ(e.message, "ret at t = 0 depends on itself (a dependence cycle)");
-        }
-        // Nothing stays pending after the error: asking again gives the same error.
-        EXPECT_THROW(ev.tensor_point(ret, {5}, Loc{}), interp::RuntimeError);
-    });
+    for (bool prefetch : {true, false})
+        on_small_stack(256, [&] {
+            interp::Evaluator ev(b.p, 0);
+            ev.set_prefetch(prefetch);
+            try {
+                ev.tensor_point(ret, {0}, Loc{});
+                ADD_FAILURE() << "no error";
+            } catch (const interp::RuntimeError &e) {
+                EXPECT_EQ(e.loc.line, 1);
+                EXPECT_EQ(e.loc.col, 8);
+                EXPECT_EQ(e.message, "ret at t = 0 depends on itself (a dependence cycle)");
+            }
+            // Nothing stays pending after the error: asking again gives the same error.
+            EXPECT_THROW(ev.tensor_point(ret, {5}, Loc{}), interp::RuntimeError);
+        });
 }
 
 // y[t] = first + second; "bad" is an i32 cast of NaN (an error at 3:1), z[t] an i32 cast of
@@ -133,8 +135,8 @@ std::string first_error(bool bad_first, bool prefetch) {
     inf_cast->loc = Loc{b.file, 4, 1, 1};
     b.eq(z, {t}, {pv(0)}, inf_cast);
     NodePtr zr = read(z, i32, {pt(var(0))});
-    b.eq(y, {t}, {pv(0)}, bad_first ? bin(BinaryOp::Add, nan_cast, zr, DType::I32)
-                                    : bin(BinaryOp::Add, zr, nan_cast, DType::I32));
+    b.eq(y, {t}, {pv(0)},
+         bad_first ? bin(BinaryOp::Add, nan_cast, zr, DType::I32) : bin(BinaryOp::Add, zr, nan_cast, DType::I32));
     interp::Evaluator ev(b.p, 0);
     ev.set_prefetch(prefetch);
     try {
@@ -162,8 +164,7 @@ TEST(InterpDemand, ReadListsFollowTheEvaluationOrder) {
     std::vector<int> src;
     for (int k = 0; k < 5; ++k) {
         src.push_back(b.tensor(std::string(1, static_cast<char>('a' + k)), {t}, f32));
-        b.eq(src.back(), {t}, {pv(0)},
-             bin(BinaryOp::Add, castn(coord(0), DType::F32), cst(k), DType::F32));
+        b.eq(src.back(), {t}, {pv(0)}, bin(BinaryOp::Add, castn(coord(0), DType::F32), cst(k), DType::F32));
     }
     auto rd = [&](int k) { return read(src[k], f32, {pt(var(0))}); };
     Type win = f32;
@@ -177,8 +178,7 @@ TEST(InterpDemand, ReadListsFollowTheEvaluationOrder) {
     pair.shape.push_back(Extent{2, nullptr});
     NodePtr cat = builtin(BuiltinOp::Stack, pair, {rd(3), rd(1)}, {0}, true);
     NodePtr csum = builtin(BuiltinOp::Sum, f32, {cat});
-    b.eq(s, {t}, {pv(0)},
-         bin(BinaryOp::Add, bin(BinaryOp::Sub, clamp, window, DType::F32), csum, DType::F32));
+    b.eq(s, {t}, {pv(0)}, bin(BinaryOp::Add, bin(BinaryOp::Sub, clamp, window, DType::F32), csum, DType::F32));
     interp::Evaluator ev(b.p, 0);
     for (int64_t i = 0; i < T; ++i) {
         // where(a > b, c, d) = d = t+3 (a < b); clamp(t+3, t, t+4) = t+3;

@@ -30,10 +30,9 @@ Builder returns_program(int64_t T, double gamma) {
     b.eq(ret, {}, {pc(T - 1)}, read(rew, f64, {pt(aff(T - 1))}));
     b.eq(ret, {t}, {pv(0)},
          bin(BinaryOp::Add, read(rew, f64, {pt(var(0))}),
-             bin(BinaryOp::Mul, cst(gamma, DType::F64), read(ret, f64, {pt(var(0, 1))}), DType::F64),
-             DType::F64));
-    b.emit("returns", {t}, {{"t", coord(0)}, {"reward", read(rew, f64, {pt(var(0))})},
-                            {"ret", read(ret, f64, {pt(var(0))})}});
+             bin(BinaryOp::Mul, cst(gamma, DType::F64), read(ret, f64, {pt(var(0, 1))}), DType::F64), DType::F64));
+    b.emit("returns", {t},
+           {{"t", coord(0)}, {"reward", read(rew, f64, {pt(var(0))})}, {"ret", read(ret, f64, {pt(var(0))})}});
     return b;
 }
 
@@ -74,8 +73,7 @@ TEST(InterpEval, DeepReverseRecurrenceDoesNotOverflowTheStack) {
     b.eq(ret, {}, {pc(T - 1)}, cst(1.0, DType::F64));
     b.eq(ret, {t}, {pv(0)},
          bin(BinaryOp::Add, cst(1.0, DType::F64),
-             bin(BinaryOp::Mul, cst(0.5, DType::F64), read(ret, f64, {pt(var(0, 1))}), DType::F64),
-             DType::F64));
+             bin(BinaryOp::Mul, cst(0.5, DType::F64), read(ret, f64, {pt(var(0, 1))}), DType::F64), DType::F64));
     b.emit("first", {}, {{"ret0", read(ret, f64, {pt(aff(0))})}});
     ASSERT_EQ(b.run(), 0) << b.diags;
     EXPECT_EQ(b.out, "{\"ret0\":2.0}\n");  // 2 - 2^(1-T) rounds to 2
@@ -90,16 +88,14 @@ TEST(InterpEval, WindowSumOverDynamicSlice) {
     int r = b.tensor("r", {t}, f32);
     int s = b.tensor("s", {t}, f32);
     b.eq(r, {t}, {pv(0)},
-         bin(BinaryOp::Add, castn(bin(BinaryOp::Mod, coord(0), cst(4, DType::I32), DType::I32), DType::F32),
-             cst(0.5), DType::F32));
+         bin(BinaryOp::Add, castn(bin(BinaryOp::Mod, coord(0), cst(4, DType::I32), DType::I32), DType::F32), cst(0.5),
+             DType::F32));
     Type win = f32;
     win.shape.push_back(Extent{3, imin(var(0, 3), aff(T))});
-    b.eq(s, {t}, {pv(0)},
-         builtin(BuiltinOp::Sum, f32, {read(r, win, {sl(var(0), imin(var(0, 3), aff(T)))})}));
+    b.eq(s, {t}, {pv(0)}, builtin(BuiltinOp::Sum, f32, {read(r, win, {sl(var(0), imin(var(0, 3), aff(T)))})}));
     Type tail = f32;
     tail.shape.push_back(Extent{T, aff(T, {-1})});
-    b.emit("w", {t}, {{"s", read(s, f32, {pt(var(0))})},
-                      {"tail", read(r, tail, {sl(var(0), aff(T))})}});
+    b.emit("w", {t}, {{"s", read(s, f32, {pt(var(0))})}, {"tail", read(r, tail, {sl(var(0), aff(T))})}});
     ASSERT_EQ(b.run(), 0) << b.diags;
     auto L = b.lines();
     ASSERT_EQ(L.size(), 7u);
@@ -132,9 +128,10 @@ TEST(InterpEval, F32ArithmeticIsFloatArithmetic) {
 
 TEST(InterpEval, IntegerOpsFlooredModAndOverflowError) {
     Builder b;
-    b.emit("x", {}, {{"m", bin(BinaryOp::Mod, cst(-7, DType::I32), cst(3, DType::I32), DType::I32)},
-                     {"fm", bin(BinaryOp::Mod, cst(-7.5, DType::F64), cst(2, DType::F64), DType::F64)},
-                     {"p", bin(BinaryOp::Pow, cst(3, DType::I32), cst(4, DType::I32), DType::I32)}});
+    b.emit("x", {},
+           {{"m", bin(BinaryOp::Mod, cst(-7, DType::I32), cst(3, DType::I32), DType::I32)},
+            {"fm", bin(BinaryOp::Mod, cst(-7.5, DType::F64), cst(2, DType::F64), DType::F64)},
+            {"p", bin(BinaryOp::Pow, cst(3, DType::I32), cst(4, DType::I32), DType::I32)}});
     ASSERT_EQ(b.run(), 0) << b.diags;
     EXPECT_EQ(b.out, "{\"m\":2,\"fm\":0.5,\"p\":81}\n");
     Builder o;
@@ -143,18 +140,21 @@ TEST(InterpEval, IntegerOpsFlooredModAndOverflowError) {
     o.emit("x", {}, {{"big", big}});
     EXPECT_EQ(o.run(), 1);
     EXPECT_EQ(o.diags.rfind("prog.trl:1:8: error: i32 overflow in multiplication (result "
-                            "4294967296 is outside [-2147483648, 2147483647])\n", 0), 0u)
+                            "4294967296 is outside [-2147483648, 2147483647])\n",
+                            0),
+              0u)
         << o.diags;
 }
 
 TEST(InterpEval, SoftmaxIsStableAndNormalised) {
     Builder b;
     Type v3 = ty(DType::F32, {3});
-    b.emit("x", {}, {{"sm", builtin(BuiltinOp::Softmax, v3, {arr({1, 2, 3})})},
-                     {"big", builtin(BuiltinOp::Softmax, ty(DType::F32, {2}), {arr({1000, 1000})})},
-                     {"lsm", builtin(BuiltinOp::LogSoftmax, v3, {arr({1, 2, 3})})},
-                     {"lse", builtin(BuiltinOp::Logsumexp, ty(DType::F32), {arr({1000, 1000})})},
-                     {"am", builtin(BuiltinOp::Argmax, ty(DType::I32), {arr({1, 3, 3, 2})})}});
+    b.emit("x", {},
+           {{"sm", builtin(BuiltinOp::Softmax, v3, {arr({1, 2, 3})})},
+            {"big", builtin(BuiltinOp::Softmax, ty(DType::F32, {2}), {arr({1000, 1000})})},
+            {"lsm", builtin(BuiltinOp::LogSoftmax, v3, {arr({1, 2, 3})})},
+            {"lse", builtin(BuiltinOp::Logsumexp, ty(DType::F32), {arr({1000, 1000})})},
+            {"am", builtin(BuiltinOp::Argmax, ty(DType::I32), {arr({1, 3, 3, 2})})}});
     ASSERT_EQ(b.run(), 0) << b.diags;
     auto rows = parse(b);
     double z = std::exp(1.0) + std::exp(2.0) + std::exp(3.0);
@@ -173,10 +173,11 @@ TEST(InterpEval, MatmulShapes) {
     std::const_pointer_cast<Node>(std::static_pointer_cast<const Node>(m));
     m->data = {1, 2, 3, 4, 5, 6};
     NodePtr M = m;
-    b.emit("x", {}, {{"mv", builtin(BuiltinOp::MatMul, ty(DType::F32, {2}), {M, arr({1, 0, -1})})},
-                     {"vm", builtin(BuiltinOp::MatMul, ty(DType::F32, {3}), {arr({1, 1}), M})},
-                     {"mt", builtin(BuiltinOp::MatMul, ty(DType::F32, {2, 2}),
-                                    {M, builtin(BuiltinOp::Transpose, ty(DType::F32, {3, 2}), {M})})}});
+    b.emit("x", {},
+           {{"mv", builtin(BuiltinOp::MatMul, ty(DType::F32, {2}), {M, arr({1, 0, -1})})},
+            {"vm", builtin(BuiltinOp::MatMul, ty(DType::F32, {3}), {arr({1, 1}), M})},
+            {"mt", builtin(BuiltinOp::MatMul, ty(DType::F32, {2, 2}),
+                           {M, builtin(BuiltinOp::Transpose, ty(DType::F32, {3, 2}), {M})})}});
     ASSERT_EQ(b.run(), 0) << b.diags;
     EXPECT_EQ(b.out, "{\"mv\":[-2.0,-2.0],\"vm\":[5.0,7.0,9.0],\"mt\":[[14.0,32.0],[32.0,77.0]]}\n");
 }
@@ -222,9 +223,10 @@ TEST(InterpEval, GatherAndSpatialIndexing) {
 TEST(InterpEval, CumsumAndDiscountedCumsum) {
     Builder b;
     Type v = ty(DType::F64, {3});
-    b.emit("x", {}, {{"c", builtin(BuiltinOp::Cumsum, v, {arr({1, 2, 3}, DType::F64)}, {0}, true)},
-                     {"d", builtin(BuiltinOp::DiscountedCumsum, v,
-                                   {arr({1, 2, 3}, DType::F64), cst(0.5, DType::F64)}, {0}, true)}});
+    b.emit("x", {},
+           {{"c", builtin(BuiltinOp::Cumsum, v, {arr({1, 2, 3}, DType::F64)}, {0}, true)},
+            {"d",
+             builtin(BuiltinOp::DiscountedCumsum, v, {arr({1, 2, 3}, DType::F64), cst(0.5, DType::F64)}, {0}, true)}});
     ASSERT_EQ(b.run(), 0) << b.diags;
     // d[2] = 3, d[1] = 2 + 1.5 = 3.5, d[0] = 1 + 1.75 = 2.75
     EXPECT_EQ(b.out, "{\"c\":[1.0,3.0,6.0],\"d\":[2.75,3.5,3.0]}\n");
@@ -235,14 +237,15 @@ TEST(InterpEval, CycleIsARuntimeError) {
     int t = b.dim("t", 4);
     int x = b.tensor("x", {t}, ty(DType::F32));
     b.eq(x, {t}, {pv(0)},
-         bin(BinaryOp::Add, read(x, ty(DType::F32), {pt(var(0))}, Loc{b.file, 1, 8, 4}), cst(1),
-             DType::F32));
+         bin(BinaryOp::Add, read(x, ty(DType::F32), {pt(var(0))}, Loc{b.file, 1, 8, 4}), cst(1), DType::F32));
     b.emit("e", {t}, {{"x", read(x, ty(DType::F32), {pt(var(0))})}});
     EXPECT_EQ(b.run(), 1);
     EXPECT_EQ(b.diags.rfind("prog.trl:1:8: error: x at t = 0 depends on itself (a dependence cycle)\n"
                             "x[t] = x[t] + 1\n"
                             "       ^~~~\n"
-                            "prog.trl:1:1: note: x is defined here\n", 0), 0u)
+                            "prog.trl:1:1: note: x is defined here\n",
+                            0),
+              0u)
         << b.diags;
 }
 
@@ -257,7 +260,9 @@ TEST(InterpEval, ReadPastTheDefinedPointsIsARuntimeError) {
     EXPECT_EQ(b.run(), 1);
     EXPECT_EQ(b.lines().size(), 3u);  // t = 0, 1, 2 were emitted before the failure
     EXPECT_EQ(b.diags.rfind("prog.trl:2:8: error: x is not defined at t = 4 (no equation of x "
-                            "matches this point)\n", 0), 0u)
+                            "matches this point)\n",
+                            0),
+              0u)
         << b.diags;
 }
 
@@ -285,7 +290,9 @@ TEST(InterpEval, UndefinedPointIsARuntimeError) {
     EXPECT_EQ(b.run(), 1);
     EXPECT_EQ(b.out, "{\"x\":1.0}\n");
     EXPECT_EQ(b.diags.rfind("prog.trl:2:8: error: x is not defined at t = 1 (no equation of x "
-                            "matches this point)\n", 0), 0u)
+                            "matches this point)\n",
+                            0),
+              0u)
         << b.diags;
 }
 
@@ -316,17 +323,17 @@ TEST(InterpEval, EmitsRunInOrderWithLexicographicPoints) {
     b.emit("a", {i, j}, {{"i", coord(0)}, {"j", coord(1)}});
     b.emit("b", {}, {{"done", cst(1, DType::Bool)}});
     ASSERT_EQ(b.run(), 0) << b.diags;
-    EXPECT_EQ(b.out,
-              "{\"i\":0,\"j\":0}\n{\"i\":0,\"j\":1}\n{\"i\":0,\"j\":2}\n"
-              "{\"i\":1,\"j\":0}\n{\"i\":1,\"j\":1}\n{\"i\":1,\"j\":2}\n{\"done\":true}\n");
+    EXPECT_EQ(b.out, "{\"i\":0,\"j\":0}\n{\"i\":0,\"j\":1}\n{\"i\":0,\"j\":2}\n"
+                     "{\"i\":1,\"j\":0}\n{\"i\":1,\"j\":1}\n{\"i\":1,\"j\":2}\n{\"done\":true}\n");
 }
 
 TEST(InterpEval, SpecialFloatsPrintAsPythonJson) {
     Builder b;
-    b.emit("x", {}, {{"n", un(UnaryOp::Log, cst(-1), DType::F32)},
-                     {"inf", bin(BinaryOp::Div, cst(1), cst(0), DType::F32)},
-                     {"ninf", un(UnaryOp::Log, cst(0, DType::F64), DType::F64)},
-                     {"tiny", cst(1e-30)}});
+    b.emit("x", {},
+           {{"n", un(UnaryOp::Log, cst(-1), DType::F32)},
+            {"inf", bin(BinaryOp::Div, cst(1), cst(0), DType::F32)},
+            {"ninf", un(UnaryOp::Log, cst(0, DType::F64), DType::F64)},
+            {"tiny", cst(1e-30)}});
     ASSERT_EQ(b.run(), 0) << b.diags;
     EXPECT_EQ(b.out, "{\"n\":NaN,\"inf\":Infinity,\"ninf\":-Infinity,\"tiny\":1e-30}\n");
 }

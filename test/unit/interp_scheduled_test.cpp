@@ -17,12 +17,11 @@ namespace {
 
 // x[0] = 1; x[t+1] = x[t] * 0.5 + 1 (points 0 .. 4); y[t] = x[t] + 2 (f64); the emit reads
 // x[t] and y[t].  Statements: 0 x_0, 1 x_1, 2 y_0, 3 emit_e.
-const char *kProgram =
-    "dim t < T = 4\n"
-    "x[0] = 1.0\n"
-    "x[t+1] = x[t] * 0.5 + 1.0\n"
-    "y[t] = f64(x[t]) + 2.0\n"
-    "emit \"e\"[t] { x: x[t], y: y[t] }\n";
+const char *kProgram = "dim t < T = 4\n"
+                       "x[0] = 1.0\n"
+                       "x[t+1] = x[t] * 0.5 + 1.0\n"
+                       "y[t] = f64(x[t]) + 2.0\n"
+                       "emit \"e\"[t] { x: x[t], y: y[t] }\n";
 
 struct Fixture {
     SourceManager sm;
@@ -98,9 +97,8 @@ Schedule statements(const ir::Program &p) {
         return s;
     };
     // x's equations in source order: 0 = x[0], 1 = x[t+1].
-    s.statements = {
-        st("x_0", Statement::Tensor, x, 0, {0}), st("x_1", Statement::Tensor, x, 1, {0}),
-        st("y_0", Statement::Tensor, y, 0, {0}), st("emit_e", Statement::Emit, 0, -1, {0})};
+    s.statements = {st("x_0", Statement::Tensor, x, 0, {0}), st("x_1", Statement::Tensor, x, 1, {0}),
+                    st("y_0", Statement::Tensor, y, 0, {0}), st("emit_e", Statement::Emit, 0, -1, {0})};
     s.batch_dims = {false};
     s.num_iterators = 1;
     return s;
@@ -156,8 +154,8 @@ std::string pointwise(const ir::Program &p) {
 // Point order: all of x, then all of y, then the emit.  x keeps 5 points (a block).
 Schedule sequential(const ir::Program &p) {
     Schedule s = statements(p);
-    s.root = block({user(0, {lit(0)}), loop(0, 1, 4, {user(1, {it(0)})}),
-                    loop(0, 0, 3, {user(2, {it(0)})}), loop(0, 0, 3, {user(3, {it(0)})})});
+    s.root = block({user(0, {lit(0)}), loop(0, 1, 4, {user(1, {it(0)})}), loop(0, 0, 3, {user(2, {it(0)})}),
+                    loop(0, 0, 3, {user(3, {it(0)})})});
     return s;
 }
 
@@ -168,9 +166,8 @@ TEST(InterpScheduled, SequentialBlockPlanMatchesPointwise) {
     std::string got = run(*f->prog, sequential(*f->prog), plan(*f->prog, 5, 256), &ice);
     EXPECT_EQ(ice, "");
     // x = 1, 1.5, 1.75, 1.875 (halve and add one); y = x + 2 in f64.
-    EXPECT_EQ(got,
-              "{\"x\":1.0,\"y\":3.0}\n{\"x\":1.5,\"y\":3.5}\n{\"x\":1.75,\"y\":3.75}\n"
-              "{\"x\":1.875,\"y\":3.875}\n");
+    EXPECT_EQ(got, "{\"x\":1.0,\"y\":3.0}\n{\"x\":1.5,\"y\":3.5}\n{\"x\":1.75,\"y\":3.75}\n"
+                   "{\"x\":1.875,\"y\":3.875}\n");
     EXPECT_EQ(got, pointwise(*f->prog));
 }
 
@@ -184,8 +181,7 @@ TEST(InterpScheduled, InterleavedOneSlotOfXIsEnough) {
     auto add = std::make_shared<AstExpr>();
     add->op = AstExpr::Add;
     add->args = {it(0), lit(1)};
-    s.root = block(
-        {user(0, {lit(0)}), loop(0, 0, 3, {user(2, {it(0)}), user(3, {it(0)}), user(1, {add})})});
+    s.root = block({user(0, {lit(0)}), loop(0, 0, 3, {user(2, {it(0)}), user(3, {it(0)}), user(1, {add})})});
     std::string ice;
     std::string got = run(*f->prog, s, plan(*f->prog, 1, 256), &ice);
     EXPECT_EQ(ice, "");
@@ -199,8 +195,7 @@ TEST(InterpScheduled, TooSmallWindowIsCaught) {
     ASSERT_TRUE(f->prog);
     std::string ice;
     run(*f->prog, sequential(*f->prog), plan(*f->prog, 2, 256), &ice);
-    EXPECT_NE(ice.find("read of x[0] from slot 0 of x, which holds x[4]"), std::string::npos)
-        << ice;
+    EXPECT_NE(ice.find("read of x[0] from slot 0 of x, which holds x[4]"), std::string::npos) << ice;
     EXPECT_NE(ice.find("the schedule or the memory plan is wrong"), std::string::npos) << ice;
 }
 
@@ -211,8 +206,7 @@ TEST(InterpScheduled, OverlappingBuffersAreCaught) {
     ASSERT_TRUE(f->prog);
     std::string ice;
     run(*f->prog, sequential(*f->prog), plan(*f->prog, 5, 16), &ice);
-    EXPECT_NE(ice.find("read of x[1] from slot 1 of x, which holds y[0]"), std::string::npos)
-        << ice;
+    EXPECT_NE(ice.find("read of x[1] from slot 1 of x, which holds y[0]"), std::string::npos) << ice;
 }
 
 TEST(InterpScheduled, ReadBeforeWriteIsCaught) {
@@ -220,12 +214,11 @@ TEST(InterpScheduled, ReadBeforeWriteIsCaught) {
     auto f = compile();
     ASSERT_TRUE(f->prog);
     Schedule s = statements(*f->prog);
-    s.root = block({loop(0, 0, 3, {user(3, {it(0)})}), user(0, {lit(0)}),
-                    loop(0, 1, 4, {user(1, {it(0)})}), loop(0, 0, 3, {user(2, {it(0)})})});
+    s.root = block({loop(0, 0, 3, {user(3, {it(0)})}), user(0, {lit(0)}), loop(0, 1, 4, {user(1, {it(0)})}),
+                    loop(0, 0, 3, {user(2, {it(0)})})});
     std::string ice;
     run(*f->prog, s, plan(*f->prog, 5, 256), &ice);
-    EXPECT_NE(ice.find("read of x[0] from slot 0 of x, which was never written"), std::string::npos)
-        << ice;
+    EXPECT_NE(ice.find("read of x[0] from slot 0 of x, which was never written"), std::string::npos) << ice;
 }
 
 TEST(InterpScheduled, ReadOfFreedSlotIsCaught) {
@@ -237,9 +230,7 @@ TEST(InterpScheduled, ReadOfFreedSlotIsCaught) {
     s.root = block({user(0, {lit(0)}), user(2, {lit(0)}), user(3, {lit(0)}), user(2, {lit(1)})});
     std::string ice;
     run(*f->prog, s, plan(*f->prog, 1, 256), &ice);
-    EXPECT_NE(
-        ice.find("read of x[1] from slot 0 of x, which was freed after the last read of x[0]"),
-        std::string::npos)
+    EXPECT_NE(ice.find("read of x[1] from slot 0 of x, which was freed after the last read of x[0]"), std::string::npos)
         << ice;
 }
 
@@ -247,8 +238,8 @@ TEST(InterpScheduled, EmitPointsThatNeverRunAreCaught) {
     auto f = compile();
     ASSERT_TRUE(f->prog);
     Schedule s = sequential(*f->prog);
-    s.root = block({user(0, {lit(0)}), loop(0, 1, 4, {user(1, {it(0)})}),
-                    loop(0, 0, 3, {user(2, {it(0)})}), loop(0, 0, 2, {user(3, {it(0)})})});
+    s.root = block({user(0, {lit(0)}), loop(0, 1, 4, {user(1, {it(0)})}), loop(0, 0, 3, {user(2, {it(0)})}),
+                    loop(0, 0, 2, {user(3, {it(0)})})});
     std::string ice;
     std::string got = run(*f->prog, s, plan(*f->prog, 5, 256), &ice);
     EXPECT_NE(ice.find("emit \"e\" point 3 (row-major) never ran"), std::string::npos) << ice;

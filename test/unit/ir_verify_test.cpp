@@ -16,14 +16,13 @@
 namespace trlc {
 namespace {
 
-const char *kProgram =
-    "dim b < B = 2\n"
-    "dim t < T = 4\n"
-    "x[b, 0] = f32(b)\n"
-    "x[b, t+1] = x[b, t] * 2.0 when t < 2\n"
-    "x[b, t+1] = x[b, t] otherwise\n"
-    "y[t] = (x[0, t], t)\n"
-    "emit \"x\"[b, t] { x: x[b, t], y: y[t][1] }\n";
+const char *kProgram = "dim b < B = 2\n"
+                       "dim t < T = 4\n"
+                       "x[b, 0] = f32(b)\n"
+                       "x[b, t+1] = x[b, t] * 2.0 when t < 2\n"
+                       "x[b, t+1] = x[b, t] otherwise\n"
+                       "y[t] = (x[0, t], t)\n"
+                       "emit \"x\"[b, t] { x: x[b, t], y: y[t][1] }\n";
 
 ir::Program program(const std::string &text = kProgram) {
     SourceManager sm;
@@ -115,15 +114,13 @@ TEST(IrVerify, AffineUsesOnlyBoundVariables) {
 }
 
 TEST(IrVerify, ComparisonGivesBool) {
-    ir::Program p = program(
-        "dim t < T = 3\n"
-        "z[t] = where(t < 2, 1.0, 0.0)\n");
+    ir::Program p = program("dim t < T = 3\n"
+                            "z[t] = where(t < 2, 1.0, 0.0)\n");
     ir::Equation &e = eq(p, "z", 0);
     ir::NodePtr cmp = e.body->args[0];
     ASSERT_EQ(cmp->kind, ir::NodeKind::Binary);
-    e.body = edited(e.body, [&](ir::Node &n) {
-        n.args[0] = edited(cmp, [](ir::Node &c) { c.type.dtype = ir::DType::I32; });
-    });
+    e.body = edited(e.body,
+                    [&](ir::Node &n) { n.args[0] = edited(cmp, [](ir::Node &c) { c.type.dtype = ir::DType::I32; }); });
     std::vector<std::string> v = ir::verify(p);
     ASSERT_EQ(v.size(), 2u);  // the comparison, and where's condition
     EXPECT_EQ(v[0], "tensor z, equation 1 (z[t]): < gives i32: t < 2");
@@ -143,9 +140,7 @@ TEST(IrVerify, LiteralHasOneValuePerElement) {
     ir::Equation &e = eq(p, "x", 1);  // x[b, t] * 2.0
     ir::NodePtr lit = e.body->args[1];
     ASSERT_EQ(lit->kind, ir::NodeKind::Const);
-    e.body = edited(e.body, [&](ir::Node &n) {
-        n.args[1] = edited(lit, [](ir::Node &c) { c.data.push_back(3.0); });
-    });
+    e.body = edited(e.body, [&](ir::Node &n) { n.args[1] = edited(lit, [](ir::Node &c) { c.data.push_back(3.0); }); });
     std::string v = only_violation(p);
     EXPECT_NE(v.find("a literal of type f32 with 2 values"), std::string::npos) << v;
 }
@@ -158,11 +153,10 @@ TEST(IrVerify, TupleGetInRange) {
 }
 
 TEST(IrVerify, NoGradAfterAutodiff) {
-    ir::Program p = program(
-        "dim i < I = 2\n"
-        "w[0] = 1.5\n"
-        "loss[i] = w[i] * w[i]\n"
-        "w[i+1] = w[i] - 0.1 * grad(loss[i], w[i])\n");
+    ir::Program p = program("dim i < I = 2\n"
+                            "w[0] = 1.5\n"
+                            "loss[i] = w[i] * w[i]\n"
+                            "w[i+1] = w[i] - 0.1 * grad(loss[i], w[i])\n");
     EXPECT_EQ(ir::verify(p), std::vector<std::string>());  // before autodiff: allowed
     ir::VerifyOptions after;
     after.allow_grad = false;
@@ -199,9 +193,8 @@ TEST(IrVerify, PipelineNamesThePass) {
         run_pipeline(s, "autodiff");
         FAIL() << "no internal error";
     } catch (const InternalError &e) {
-        EXPECT_EQ(e.message,
-                  "the IR verifier failed after pass 'autodiff': tensor x, equation 1 (x[b]): the "
-                  "pattern has 1 positions for 2 dims");
+        EXPECT_EQ(e.message, "the IR verifier failed after pass 'autodiff': tensor x, equation 1 (x[b]): the "
+                             "pattern has 1 positions for 2 dims");
     }
 }
 

@@ -38,25 +38,21 @@ TEST(Lexer, EmptyFileIsJustEof) {
 }
 
 TEST(Lexer, KeywordsAndIdentifiers) {
-    std::vector<Tok> want = {Tok::KwImport, Tok::KwAs,   Tok::KwDim,       Tok::KwConst,
-                             Tok::KwFn,     Tok::KwLet,  Tok::KwReturn,    Tok::KwEmit,
-                             Tok::KwSave,   Tok::KwTo,   Tok::KwLoad,      Tok::KwFrom,
-                             Tok::KwExtern, Tok::KwWhen, Tok::KwOtherwise, Tok::KwTrue,
-                             Tok::KwFalse,  Tok::Ident, Tok::Ident,       Tok::Eof};
+    std::vector<Tok> want = {Tok::KwImport, Tok::KwAs,     Tok::KwDim,    Tok::KwConst, Tok::KwFn,
+                             Tok::KwLet,    Tok::KwReturn, Tok::KwEmit,   Tok::KwSave,  Tok::KwTo,
+                             Tok::KwLoad,   Tok::KwFrom,   Tok::KwExtern, Tok::KwWhen,  Tok::KwOtherwise,
+                             Tok::KwTrue,   Tok::KwFalse,  Tok::Ident,    Tok::Ident,   Tok::Eof};
     EXPECT_EQ(kinds("import as dim const fn let return emit save to load from extern when "
                     "otherwise true false dims _x9"),
               want);
 }
 
 TEST(Lexer, Operators) {
-    std::vector<Tok> want = {Tok::Plus,   Tok::Minus,    Tok::Star,     Tok::Slash,
-                             Tok::Percent, Tok::At,      Tok::StarStar, Tok::Lt,
-                             Tok::Le,     Tok::Gt,       Tok::Ge,       Tok::EqEq,
-                             Tok::Ne,     Tok::AndAnd,   Tok::OrOr,     Tok::Bang,
-                             Tok::Assign, Tok::Colon,    Tok::Comma,    Tok::Semi,
-                             Tok::Dot,    Tok::Arrow,    Tok::LParen,   Tok::RParen,
-                             Tok::LBracket, Tok::RBracket, Tok::LBrace, Tok::RBrace,
-                             Tok::Eof};
+    std::vector<Tok> want = {Tok::Plus,     Tok::Minus,    Tok::Star,   Tok::Slash,  Tok::Percent, Tok::At,
+                             Tok::StarStar, Tok::Lt,       Tok::Le,     Tok::Gt,     Tok::Ge,      Tok::EqEq,
+                             Tok::Ne,       Tok::AndAnd,   Tok::OrOr,   Tok::Bang,   Tok::Assign,  Tok::Colon,
+                             Tok::Comma,    Tok::Semi,     Tok::Dot,    Tok::Arrow,  Tok::LParen,  Tok::RParen,
+                             Tok::LBracket, Tok::RBracket, Tok::LBrace, Tok::RBrace, Tok::Eof};
     EXPECT_EQ(kinds("+ - * / % @ ** < <= > >= == != && || ! = : , ; . -> ( ) [ ] { }"), want);
 }
 
@@ -106,44 +102,38 @@ TEST(Lexer, NewlineEndsADeclaration) {
 }
 
 TEST(Lexer, NoNewlineInsideBrackets) {
-    EXPECT_EQ(kinds("f(a,\nb\n)"), (std::vector<Tok>{Tok::Ident, Tok::LParen, Tok::Ident,
-                                                     Tok::Comma, Tok::Ident, Tok::RParen,
-                                                     Tok::Eof}));
-    EXPECT_EQ(kinds("[a\n]"),
-              (std::vector<Tok>{Tok::LBracket, Tok::Ident, Tok::RBracket, Tok::Eof}));
+    EXPECT_EQ(kinds("f(a,\nb\n)"),
+              (std::vector<Tok>{Tok::Ident, Tok::LParen, Tok::Ident, Tok::Comma, Tok::Ident, Tok::RParen, Tok::Eof}));
+    EXPECT_EQ(kinds("[a\n]"), (std::vector<Tok>{Tok::LBracket, Tok::Ident, Tok::RBracket, Tok::Eof}));
 }
 
 TEST(Lexer, NoNewlineAfterAnOperator) {
-    for (const char *op : {"+", "-", "*", "/", "%", "@", "**", "<", "<=", ">", ">=", "==", "!=",
-                           "&&", "||", "=", ",", ":", "->"}) {
+    for (const char *op :
+         {"+", "-", "*", "/", "%", "@", "**", "<", "<=", ">", ">=", "==", "!=", "&&", "||", "=", ",", ":", "->"}) {
         std::vector<Tok> ks = kinds(std::string("a ") + op + "\nb");
         EXPECT_EQ(ks.size(), 4u) << op;
         EXPECT_NE(ks[2], Tok::Newline) << op;
     }
     // '{' continues; '}' ends.
-    EXPECT_EQ(kinds("{\na\n}\nb"),
-              (std::vector<Tok>{Tok::LBrace, Tok::Ident, Tok::Newline, Tok::RBrace, Tok::Newline,
-                                Tok::Ident, Tok::Eof}));
+    EXPECT_EQ(kinds("{\na\n}\nb"), (std::vector<Tok>{Tok::LBrace, Tok::Ident, Tok::Newline, Tok::RBrace, Tok::Newline,
+                                                     Tok::Ident, Tok::Eof}));
 }
 
 TEST(Lexer, NoNewlineAfterSemicolonOrAtStart) {
-    EXPECT_EQ(kinds("\n\na;\nb"),
-              (std::vector<Tok>{Tok::Ident, Tok::Semi, Tok::Ident, Tok::Eof}));
+    EXPECT_EQ(kinds("\n\na;\nb"), (std::vector<Tok>{Tok::Ident, Tok::Semi, Tok::Ident, Tok::Eof}));
 }
 
 TEST(Lexer, DeclarationKeywordClosesOpenBrackets) {
     std::vector<Tok> ks = kinds("x = f(a,\ndim t < T");
-    std::vector<Tok> want = {Tok::Ident, Tok::Assign, Tok::Ident,   Tok::LParen, Tok::Ident,
-                             Tok::Comma, Tok::Newline, Tok::KwDim, Tok::Ident,  Tok::Lt,
-                             Tok::Ident, Tok::Eof};
+    std::vector<Tok> want = {Tok::Ident,   Tok::Assign, Tok::Ident, Tok::LParen, Tok::Ident, Tok::Comma,
+                             Tok::Newline, Tok::KwDim,  Tok::Ident, Tok::Lt,     Tok::Ident, Tok::Eof};
     EXPECT_EQ(ks, want);
 }
 
 TEST(Lexer, InvalidCharacter) {
     Lexed r = run("x = 1 $ 2");
     EXPECT_EQ(r.errors, 1);
-    EXPECT_NE(r.diags.find("t.trl:1:7: error: invalid character '$'"), std::string::npos)
-        << r.diags;
+    EXPECT_NE(r.diags.find("t.trl:1:7: error: invalid character '$'"), std::string::npos) << r.diags;
     EXPECT_EQ(r.toks[3].kind, Tok::Error);
 }
 
@@ -161,22 +151,19 @@ TEST(Lexer, Utf8SequenceIsOneError) {
 TEST(Lexer, UnterminatedString) {
     Lexed r = run("emit \"train\n");
     EXPECT_EQ(r.errors, 1);
-    EXPECT_NE(r.diags.find("t.trl:1:6: error: unterminated string literal"), std::string::npos)
-        << r.diags;
+    EXPECT_NE(r.diags.find("t.trl:1:6: error: unterminated string literal"), std::string::npos) << r.diags;
 }
 
 TEST(Lexer, InvalidEscape) {
     Lexed r = run("\"a\\qb\"");
-    EXPECT_NE(r.diags.find("1:3: error: invalid escape sequence '\\q' in string literal"),
-              std::string::npos)
+    EXPECT_NE(r.diags.find("1:3: error: invalid escape sequence '\\q' in string literal"), std::string::npos)
         << r.diags;
 }
 
 TEST(Lexer, UnterminatedBlockComment) {
     Lexed r = run("x = 1\n  /* never\nclosed");
     EXPECT_EQ(r.errors, 1);
-    EXPECT_NE(r.diags.find("t.trl:2:3: error: unterminated block comment"), std::string::npos)
-        << r.diags;
+    EXPECT_NE(r.diags.find("t.trl:2:3: error: unterminated block comment"), std::string::npos) << r.diags;
 }
 
 TEST(Lexer, IntegerTooLarge) {
@@ -188,8 +175,7 @@ TEST(Lexer, IntegerTooLarge) {
 TEST(Lexer, FloatOutOfRange) {
     Lexed r = run("x = 1e400");
     EXPECT_EQ(r.errors, 1);
-    EXPECT_NE(r.diags.find("1:5: error: floating-point literal is out of range"),
-              std::string::npos);
+    EXPECT_NE(r.diags.find("1:5: error: floating-point literal is out of range"), std::string::npos);
     // Tiny values round to zero or a subnormal, as in Python: no error.
     EXPECT_EQ(run("x = 1e-400").errors, 0);
 }

@@ -88,8 +88,8 @@ TEST(MathF32, EveryTwoThousandNineHundredNinetyNinthBitPattern) {
 // (88.72), start of subnormal results (-87.34), underflow to 0 (-103.97) and clamps (89,
 // -105); log's subnormal scaling (2^-126), √2 (where k steps) and 1; 4096 patterns either side.
 TEST(MathF32, CutOffs) {
-    const float cuts[] = {0.625f, 88.7228394f, -87.3365479f, -103.972076f, 89.0f, -105.0f,
-                          0x1p-126f, 1.41421354f, 0.707106769f, 1.0f, 0.0f};
+    const float cuts[] = {0.625f,    88.7228394f, -87.3365479f, -103.972076f, 89.0f, -105.0f,
+                          0x1p-126f, 1.41421354f, 0.707106769f, 1.0f,         0.0f};
     for (const Fn &fn : kFns)
         for (float c : cuts)
             for (int sign = 0; sign < 2; ++sign) {
@@ -109,11 +109,11 @@ TEST(MathF32, SpecialValues) {
     EXPECT_EQ(trl::exp_f32(inf), inf);
     EXPECT_EQ(to_bits(trl::exp_f32(-inf)), to_bits(0.0f));
     EXPECT_TRUE(std::isnan(trl::exp_f32(NAN)));
-    EXPECT_EQ(trl::exp_f32(88.8f), inf);          // overflow
+    EXPECT_EQ(trl::exp_f32(88.8f), inf);  // overflow
     EXPECT_EQ(trl::exp_f32(1e30f), inf);
-    EXPECT_EQ(trl::exp_f32(-104.0f), 0.0f);       // below half the smallest subnormal
+    EXPECT_EQ(trl::exp_f32(-104.0f), 0.0f);  // below half the smallest subnormal
     EXPECT_EQ(trl::exp_f32(-1e30f), 0.0f);
-    EXPECT_EQ(trl::exp_f32(-103.27893f), sub);    // e^-103.28 = 1.0 · 2^-149
+    EXPECT_EQ(trl::exp_f32(-103.27893f), sub);  // e^-103.28 = 1.0 · 2^-149
     EXPECT_EQ(trl::exp_f32(sub), 1.0f);
     // log
     EXPECT_EQ(to_bits(trl::log_f32(1.0f)), to_bits(0.0f));  // +0, as libm
@@ -155,10 +155,10 @@ TEST(MathF32, KnownValuesFromMpmath) {
         float x, y;
         uint32_t max_ulps;
     };
-    const Case cases[] = {{trl::exp_f32, 1.0f, 0x1.5bf0a8p+1f, 1},  {trl::exp_f32, -1.0f, 0x1.78b564p-2f, 1},
-                          {trl::exp_f32, 10.0f, 0x1.5829dcp+14f, 1}, {trl::log_f32, 10.0f, 0x1.26bb1cp+1f, 1},
-                          {trl::log_f32, 0.5f, -0x1.62e43p-1f, 1},  {trl::tanh_f32, 0.5f, 0x1.d9353ep-2f, 2},
-                          {trl::tanh_f32, 1.0f, 0x1.85efacp-1f, 2}, {trl::sigmoid_f32, 1.0f, 0x1.764d5p-1f, 2},
+    const Case cases[] = {{trl::exp_f32, 1.0f, 0x1.5bf0a8p+1f, 1},     {trl::exp_f32, -1.0f, 0x1.78b564p-2f, 1},
+                          {trl::exp_f32, 10.0f, 0x1.5829dcp+14f, 1},   {trl::log_f32, 10.0f, 0x1.26bb1cp+1f, 1},
+                          {trl::log_f32, 0.5f, -0x1.62e43p-1f, 1},     {trl::tanh_f32, 0.5f, 0x1.d9353ep-2f, 2},
+                          {trl::tanh_f32, 1.0f, 0x1.85efacp-1f, 2},    {trl::sigmoid_f32, 1.0f, 0x1.764d5p-1f, 2},
                           {trl::sigmoid_f32, -3.0f, 0x1.848344p-5f, 2}};
     for (const Case &c : cases) {
         int64_t d = static_cast<int64_t>(to_bits(c.f(c.x))) - static_cast<int64_t>(to_bits(c.y));

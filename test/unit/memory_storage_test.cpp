@@ -32,9 +32,8 @@ Statement stmt(const std::string &name, int tensor, int equation) {
 }
 
 /** Parse "src", build the PDG and plan memory for the hand-written schedule. */
-std::unique_ptr<Planned> plan(const std::string &src, std::vector<Statement> stmts,
-                              const std::string &sched, const std::string &writes,
-                              const std::string &reads,
+std::unique_ptr<Planned> plan(const std::string &src, std::vector<Statement> stmts, const std::string &sched,
+                              const std::string &writes, const std::string &reads,
                               const std::vector<std::string> &batch = {}) {
     auto p = std::make_unique<Planned>();
     Diagnostics diag(p->sm, p->errors);
@@ -73,10 +72,8 @@ const Buffer &buffer(const Planned &p, const std::string &name) {
 // type), so x[t+1] takes x[t]'s slot: 1 slot of f32 (4 B padded to 16 B), donated from x.
 // Without donation the pair (x[t], x[t+1]) would be alive together at x_1(t+1): 2 slots.
 TEST(MemoryStorage, ForwardRecurrenceDonatesToItself) {
-    auto p = plan("dim t < T = 8\nx[0] = 1.0\nx[t+1] = x[t] + 1.0\n",
-                  {stmt("x_0", 0, 0), stmt("x_1", 0, 1)},
-                  "{ x_0[0] -> [0]; x_1[t] -> [t] : 1 <= t <= 8 }",
-                  "{ x_0[0] -> x[0]; x_1[t] -> x[t] : 1 <= t <= 8 }",
+    auto p = plan("dim t < T = 8\nx[0] = 1.0\nx[t+1] = x[t] + 1.0\n", {stmt("x_0", 0, 0), stmt("x_1", 0, 1)},
+                  "{ x_0[0] -> [0]; x_1[t] -> [t] : 1 <= t <= 8 }", "{ x_0[0] -> x[0]; x_1[t] -> x[t] : 1 <= t <= 8 }",
                   "{ x_1[t] -> x[u] : u = t - 1 and 1 <= t <= 8 }");
     ASSERT_TRUE(p->prog) << p->errors.str();
     const Buffer &x = buffer(*p, "x");
@@ -102,8 +99,7 @@ TEST(MemoryStorage, TwoTermRecurrenceKeepsTwo) {
     EXPECT_EQ(x.kind, Buffer::Window);
     EXPECT_EQ(x.modulus, std::vector<int64_t>({2}));
     EXPECT_EQ(x.bytes, 32);
-    EXPECT_NE(p->text.find("x: window 2 along t of 9, 2 slots x 16 B = 32 B"), std::string::npos)
-        << p->text;
+    EXPECT_NE(p->text.find("x: window 2 along t of 9, 2 slots x 16 B = 32 B"), std::string::npos) << p->text;
 }
 
 // s[t] = sum(r[t:min(t+4, T)]) interleaved: r(t) at [t, 0], s(t) at [t+3, 1].  r[u] is read
@@ -171,9 +167,7 @@ TEST(MemoryStorage, SuccessiveModuloAndBatch) {
     EXPECT_EQ(h.kind, Buffer::Point);
     EXPECT_EQ(h.modulus, std::vector<int64_t>({3, 1, 1}));
     EXPECT_EQ(h.bytes, 3 * 16);
-    EXPECT_NE(p->text.find("h: point, batch 3 along b, 3 slots x 16 B = 48 B"),
-              std::string::npos)
-        << p->text;
+    EXPECT_NE(p->text.find("h: point, batch 3 along b, 3 slots x 16 B = 48 B"), std::string::npos) << p->text;
 }
 
 // y[t] = x[t] * 2 with x read only there: x[t] dies at y_0(t), which writes y[t]; x and y
@@ -203,8 +197,7 @@ TEST(MemoryStorage, CrossTensorDonationSharesTheBuffer) {
 // Sizes 100, 300, 200; 0-1 and 1-2 conflict, 0-2 do not.  Largest first: 1 at 0; 2 after
 // it at align(300) = 512; 0 also at 512 (it only avoids 1).  Peak max(300, 712, 612) = 712.
 TEST(MemoryArena, GreedyBySizeSharesNonConflicting) {
-    std::vector<std::vector<bool>> c = {{false, true, false}, {true, false, true},
-                                        {false, true, false}};
+    std::vector<std::vector<bool>> c = {{false, true, false}, {true, false, true}, {false, true, false}};
     std::vector<int64_t> off;
     EXPECT_EQ(pack_arena({100, 300, 200}, c, 256, &off), 712);
     EXPECT_EQ(off, std::vector<int64_t>({512, 0, 512}));

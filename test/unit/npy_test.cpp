@@ -58,8 +58,7 @@ std::string decode_error(const std::string &bytes) {
 
 TEST(Npy, RejectsTruncatedFile) {
     std::string b = trl::npy_encode(f32_array({4}, {1, 2, 3, 4}));
-    EXPECT_EQ(decode_error(b.substr(0, 5)),
-              "w.npy: truncated .npy file (5 bytes, shorter than the 10-byte preamble)");
+    EXPECT_EQ(decode_error(b.substr(0, 5)), "w.npy: truncated .npy file (5 bytes, shorter than the 10-byte preamble)");
     EXPECT_EQ(decode_error(b.substr(0, 30)),
               "w.npy: truncated .npy file (header of 118 bytes does not fit in the file)");
     EXPECT_EQ(decode_error(b.substr(0, b.size() - 4)),
@@ -84,15 +83,13 @@ TEST(Npy, RejectsUnknownDtype) {
     std::string b = trl::npy_encode(f32_array({2}, {1, 2}));
     size_t p = b.find("<f4");
     b.replace(p, 3, "<i8");
-    EXPECT_EQ(decode_error(b),
-              "w.npy: unsupported dtype '<i8' (trlc reads '<f4', '<f8', '<i4' and '|b1')");
+    EXPECT_EQ(decode_error(b), "w.npy: unsupported dtype '<i8' (trlc reads '<f4', '<f8', '<i4' and '|b1')");
 }
 
 TEST(Npy, RejectsSizeMismatch) {
     std::string b = trl::npy_encode(f32_array({2}, {1, 2}));
     b += "xxxx";
-    EXPECT_EQ(decode_error(b),
-              "w.npy: data size mismatch: shape and dtype need 8 bytes, the file holds 12");
+    EXPECT_EQ(decode_error(b), "w.npy: data size mismatch: shape and dtype need 8 bytes, the file holds 12");
 }
 
 TEST(Npy, RejectsBadVersionAndMalformedDict) {
@@ -106,8 +103,7 @@ TEST(Npy, RejectsBadVersionAndMalformedDict) {
 }
 
 TEST(Npz, RoundTripWithCrc) {
-    std::vector<trl::NpzMember> ms = {{"arr_0", f32_array({2}, {1, 2})},
-                                      {"arr_1", f32_array({}, {3})}};
+    std::vector<trl::NpzMember> ms = {{"arr_0", f32_array({2}, {1, 2})}, {"arr_1", f32_array({}, {3})}};
     std::string bytes = trl::npz_encode(ms);
     std::vector<trl::NpzMember> back;
     std::string err;

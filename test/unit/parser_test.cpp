@@ -35,8 +35,8 @@ Parsed run(const std::string &text) {
 
 /** Fully parenthesized text of an expression: checks the tree's shape. */
 std::string sexpr(const ast::Expr &e) {
-    static const char *ops[] = {"neg", "!", "pos", "+", "-", "*", "/", "%", "@", "**",
-                                "<",   "<=", ">",  ">=", "==", "!=", "&&", "||"};
+    static const char *ops[] = {"neg", "!", "pos", "+", "-",  "*",  "/",  "%",  "@",
+                                "**",  "<", "<=",  ">", ">=", "==", "!=", "&&", "||"};
     switch (e.kind) {
     case ExprKind::IntLit:
     case ExprKind::FloatLit:
@@ -53,8 +53,7 @@ std::string sexpr(const ast::Expr &e) {
     case ExprKind::ArrayLit:
     case ExprKind::Tuple:
     case ExprKind::Call: {
-        std::string s = e.kind == ExprKind::ArrayLit ? "(array" :
-                        e.kind == ExprKind::Tuple    ? "(tuple" : "(call";
+        std::string s = e.kind == ExprKind::ArrayLit ? "(array" : e.kind == ExprKind::Tuple ? "(tuple" : "(call";
         for (const auto &a : e.args) s += " " + sexpr(*a);
         for (const auto &kw : e.kwargs) s += " " + kw.name + "=" + sexpr(*kw.value);
         return s + ")";
@@ -62,8 +61,10 @@ std::string sexpr(const ast::Expr &e) {
     case ExprKind::Index: {
         std::string s = "(index " + sexpr(*e.args[0]);
         for (const auto &it : e.indices) {
-            if (!it.is_slice) s += " " + sexpr(*it.value);
-            else s += " " + (it.lo ? sexpr(*it.lo) : "") + ":" + (it.hi ? sexpr(*it.hi) : "");
+            if (!it.is_slice)
+                s += " " + sexpr(*it.value);
+            else
+                s += " " + (it.lo ? sexpr(*it.lo) : "") + ":" + (it.hi ? sexpr(*it.hi) : "");
         }
         return s + ")";
     }
@@ -103,8 +104,7 @@ TEST(Parser, Precedence) {
 TEST(Parser, ComparisonsDoNotChain) {
     Parsed r = run("x = a < b < c");
     EXPECT_EQ(r.errors, 1);
-    EXPECT_NE(r.diags.find("p.trl:1:11: error: comparisons cannot be chained"), std::string::npos)
-        << r.diags;
+    EXPECT_NE(r.diags.find("p.trl:1:11: error: comparisons cannot be chained"), std::string::npos) << r.diags;
 }
 
 TEST(Parser, Postfix) {
@@ -241,9 +241,7 @@ TEST(Parser, EmitSaveLoadExtern) {
 TEST(Parser, LoadNeedsAType) {
     Parsed r = run("load w from \"w.npy\"");
     EXPECT_EQ(r.errors, 1);
-    EXPECT_NE(r.diags.find("1:8: error: expected ':' and the type of the loaded tensor"),
-              std::string::npos)
-        << r.diags;
+    EXPECT_NE(r.diags.find("1:8: error: expected ':' and the type of the loaded tensor"), std::string::npos) << r.diags;
 }
 
 TEST(Parser, ExpressionLocationCoversTheRange) {
@@ -287,22 +285,21 @@ TEST(Parser, PrinterIsStable) {
     SourceManager sm;
     std::ostringstream out;
     print_ast(r.m, sm, out);
-    EXPECT_EQ(out.str(),
-              "Module (2 declarations)\n"
-              "  Dim t < T @1:1\n"
-              "    default: IntLit 8 @1:13\n"
-              "  Equation ret [t] @2:1\n"
-              "    Binary + @2:10\n"
-              "      Index @2:10\n"
-              "        Name rew @2:10\n"
-              "        Name t @2:14\n"
-              "      Binary * @2:19\n"
-              "        FloatLit 0.9 @2:19\n"
-              "        Index @2:25\n"
-              "          Name ret @2:25\n"
-              "          Binary + @2:29\n"
-              "            Name t @2:29\n"
-              "            IntLit 1 @2:31\n");
+    EXPECT_EQ(out.str(), "Module (2 declarations)\n"
+                         "  Dim t < T @1:1\n"
+                         "    default: IntLit 8 @1:13\n"
+                         "  Equation ret [t] @2:1\n"
+                         "    Binary + @2:10\n"
+                         "      Index @2:10\n"
+                         "        Name rew @2:10\n"
+                         "        Name t @2:14\n"
+                         "      Binary * @2:19\n"
+                         "        FloatLit 0.9 @2:19\n"
+                         "        Index @2:25\n"
+                         "          Name ret @2:25\n"
+                         "          Binary + @2:29\n"
+                         "            Name t @2:29\n"
+                         "            IntLit 1 @2:31\n");
 }
 
 }  // namespace

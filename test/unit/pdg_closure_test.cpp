@@ -26,9 +26,8 @@ TEST(PdgClosure, DoublingChainIsExactAndAcyclic) {
     // 0 -> 1 -> 3 -> 7 and 1 -> 3 ... : x[t] reads x[2t+1] for t <= 3.
     isl::union_map c = closure(isl.ctx(), "{ x[t] -> x[u] : u = 2t + 1 and 0 <= t <= 3 }", &isl_exact);
     EXPECT_FALSE(isl_exact);  // the case the fallback exists for
-    isl::union_map expected(isl.ctx(),
-                            "{ x[0] -> x[1]; x[0] -> x[3]; x[0] -> x[7]; x[1] -> x[3]; x[1] -> x[7];"
-                            "  x[2] -> x[5]; x[3] -> x[7] }");
+    isl::union_map expected(isl.ctx(), "{ x[0] -> x[1]; x[0] -> x[3]; x[0] -> x[7]; x[1] -> x[3]; x[1] -> x[7];"
+                                       "  x[2] -> x[5]; x[3] -> x[7] }");
     EXPECT_TRUE(c.is_equal(expected)) << c;
     EXPECT_TRUE(c.intersect(c.domain().unite(c.range()).identity()).is_empty());
 }
@@ -45,8 +44,7 @@ TEST(PdgClosure, ReflectionHasTwoCycles) {
 TEST(PdgClosure, LongChainConverges) {
     IslContext isl;
     bool isl_exact = false;
-    isl::union_map c =
-        closure(isl.ctx(), "{ x[t] -> x[u] : u = t - 1 and 1 <= t <= 100000 }", &isl_exact);
+    isl::union_map c = closure(isl.ctx(), "{ x[t] -> x[u] : u = t - 1 and 1 <= t <= 100000 }", &isl_exact);
     isl::union_map expected(isl.ctx(), "{ x[t] -> x[u] : 0 <= u < t <= 100000 }");
     EXPECT_TRUE(c.is_equal(expected)) << c;
 }

@@ -131,8 +131,8 @@ struct ProgBuilder {
         n->args = {a, b};
         return n;
     }
-    void eq(int tensor, std::vector<int> vars, std::vector<PatternItem> pattern, NodePtr body,
-            int line, ir::GuardPtr guard = nullptr) {
+    void eq(int tensor, std::vector<int> vars, std::vector<PatternItem> pattern, NodePtr body, int line,
+            ir::GuardPtr guard = nullptr) {
         ir::Equation e;
         e.vars = std::move(vars);
         e.pattern = std::move(pattern);
@@ -173,12 +173,9 @@ struct PdgRun {
     std::string errors() const { return out.str(); }
 };
 
-bool contains(const std::string &hay, const std::string &needle) {
-    return hay.find(needle) != std::string::npos;
-}
+bool contains(const std::string &hay, const std::string &needle) { return hay.find(needle) != std::string::npos; }
 
-#define EXPECT_CONTAINS(hay, needle) \
-    EXPECT_TRUE(contains(hay, needle)) << "missing: " << (needle) << "\nin:\n" << (hay)
+#define EXPECT_CONTAINS(hay, needle) EXPECT_TRUE(contains(hay, needle)) << "missing: " << (needle) << "\nin:\n" << (hay)
 
 // ---- domains and access relations ----------------------------------------------------
 
@@ -190,13 +187,12 @@ TEST(Pdg, ForwardRecurrenceDomainAndShiftAccess) {
     b.eq(h, {t}, {S(0, 1)}, b.read(h, {pt(var(0))}, 4, 10), 4);
     PdgRun r(b.p);
     EXPECT_EQ(r.errors(), "");
-    EXPECT_EQ(r.dump,
-              "context: [T] -> {  : T = 8 }\n"
-              "tensor h : f32\n"
-              "  domain: { h[t] : 0 <= t <= 8 }\n"
-              "  equation @3:1: { h[t] : t = 0 }\n"
-              "  equation @4:1: { h[t] : 0 < t <= 8 }\n"
-              "    read h[t]: { h[t] -> h[t'] : t' = -1 + t and 0 < t <= 8 }\n");
+    EXPECT_EQ(r.dump, "context: [T] -> {  : T = 8 }\n"
+                      "tensor h : f32\n"
+                      "  domain: { h[t] : 0 <= t <= 8 }\n"
+                      "  equation @3:1: { h[t] : t = 0 }\n"
+                      "  equation @4:1: { h[t] : 0 < t <= 8 }\n"
+                      "    read h[t]: { h[t] -> h[t'] : t' = -1 + t and 0 < t <= 8 }\n");
 }
 
 TEST(Pdg, ClampIsPiecewise) {
@@ -232,9 +228,8 @@ TEST(Pdg, EmitIsAConsumer) {
     b.eq(x, {t}, {V(0)}, b.constant(), 1);
     b.emit("loss", {t}, b.read(x, {pt(var(0, 1))}, 2, 20), 2);
     PdgRun run(b.p);
-    EXPECT_EQ(run.errors(),
-              "p.trl:2:20: error: x[t+1] reads x at t = 4, but x is defined for t in [0, 3]\n"
-              "p.trl:1:1: note: x is defined here\n");
+    EXPECT_EQ(run.errors(), "p.trl:2:20: error: x[t+1] reads x at t = 4, but x is defined for t in [0, 3]\n"
+                            "p.trl:1:1: note: x is defined here\n");
     EXPECT_CONTAINS(run.dump, "emit \"loss\"\n  domain: { emit_loss[t] : 0 <= t <= 3 }\n");
 }
 
@@ -247,8 +242,7 @@ TEST(Pdg, ConstantBeatsVarInReverseRecurrence) {
     b.eq(rew, {t}, {V(0)}, b.constant(), 1);
     int ret = b.tensor("ret", {t}, 2);
     b.eq(ret, {}, {C(7)}, b.read(rew, {pt(cst(7))}, 2, 10), 2);
-    b.eq(ret, {t}, {V(0)}, b.add(b.read(rew, {pt(var(0))}, 3, 10), b.read(ret, {pt(var(0, 1))}, 3, 20)),
-         3);
+    b.eq(ret, {t}, {V(0)}, b.add(b.read(rew, {pt(var(0))}, 3, 10), b.read(ret, {pt(var(0, 1))}, 3, 20)), 3);
     PdgRun run(b.p);
     EXPECT_EQ(run.errors(), "");
     EXPECT_CONTAINS(run.dump, "tensor ret : f32\n"
@@ -268,10 +262,9 @@ TEST(Pdg, SamePatternTwiceIsAmbiguous) {
     b.eq(x, {t}, {V(0)}, b.constant(), 1);
     b.eq(x, {t}, {V(0)}, b.constant(2), 2);
     PdgRun run(b.p);
-    EXPECT_EQ(run.errors(),
-              "p.trl:2:1: error: ambiguous definitions of x: the equations at 1:1 and 2:1 both "
-              "define x at t in [0, 7]\n"
-              "p.trl:1:1: note: the other definition of x is here\n");
+    EXPECT_EQ(run.errors(), "p.trl:2:1: error: ambiguous definitions of x: the equations at 1:1 and 2:1 both "
+                            "define x at t in [0, 7]\n"
+                            "p.trl:1:1: note: the other definition of x is here\n");
 }
 
 TEST(Pdg, CrossingConstantsAreAmbiguousUnlessACornerIsDefined) {
@@ -287,10 +280,9 @@ TEST(Pdg, CrossingConstantsAreAmbiguousUnlessACornerIsDefined) {
         if (corner) {
             EXPECT_EQ(run.errors(), "");
         } else {
-            EXPECT_EQ(run.errors(),
-                      "p.trl:2:1: error: ambiguous definitions of x: the equations at 1:1 and 2:1 "
-                      "both define x at (i, j) = (0, 0)\n"
-                      "p.trl:1:1: note: the other definition of x is here\n");
+            EXPECT_EQ(run.errors(), "p.trl:2:1: error: ambiguous definitions of x: the equations at 1:1 and 2:1 "
+                                    "both define x at (i, j) = (0, 0)\n"
+                                    "p.trl:1:1: note: the other definition of x is here\n");
         }
     }
 }
@@ -319,23 +311,20 @@ TEST(Checks, ReadPastTheEnd) {
     int y = b.tensor("y", {t}, 5);
     b.eq(y, {t}, {V(0)}, b.read(x, {pt(var(0, 1))}, 5, 8), 5);
     PdgRun run(b.p);
-    EXPECT_EQ(run.errors(),
-              "p.trl:5:8: error: x[t+1] reads x at t = 8, but x is defined for t in [0, 7]\n"
-              "p.trl:4:1: note: x is defined here\n");
+    EXPECT_EQ(run.errors(), "p.trl:5:8: error: x[t+1] reads x at t = 8, but x is defined for t in [0, 7]\n"
+                            "p.trl:4:1: note: x is defined here\n");
 }
 
 TEST(Checks, ReadBeforeTheStartWithoutBaseCase) {
     ProgBuilder b;
     int t = b.dim("t", "T", 8);
     int x = b.tensor("x", {t}, 1);
-    b.eq(x, {t}, {V(0)}, b.add(b.read(x, {pt(var(0, -1))}, 1, 8), b.read(x, {pt(var(0, -2))}, 1, 17)),
-         1);
+    b.eq(x, {t}, {V(0)}, b.add(b.read(x, {pt(var(0, -1))}, 1, 8), b.read(x, {pt(var(0, -2))}, 1, 17)), 1);
     PdgRun run(b.p);
-    EXPECT_EQ(run.errors(),
-              "p.trl:1:8: error: x[t-1] reads x at t = -1, but x is defined for t in [0, 7]\n"
-              "p.trl:1:1: note: x is defined here\n"
-              "p.trl:1:17: error: x[t-2] reads x at t in [-2, -1], but x is defined for t in [0, 7]\n"
-              "p.trl:1:1: note: x is defined here\n");
+    EXPECT_EQ(run.errors(), "p.trl:1:8: error: x[t-1] reads x at t = -1, but x is defined for t in [0, 7]\n"
+                            "p.trl:1:1: note: x is defined here\n"
+                            "p.trl:1:17: error: x[t-2] reads x at t in [-2, -1], but x is defined for t in [0, 7]\n"
+                            "p.trl:1:1: note: x is defined here\n");
 }
 
 TEST(Checks, MultiDimUndefinedBox) {
@@ -349,13 +338,12 @@ TEST(Checks, MultiDimUndefinedBox) {
     int z = b.tensor("z", {}, 3);
     b.eq(z, {}, {}, b.read(obs, {pt(cst(0)), pt(cst(8))}, 3, 5), 3);
     PdgRun run(b.p);
-    EXPECT_EQ(run.errors(),
-              "p.trl:2:10: error: obs[b, t+1] reads obs at b in [0, 3], t in [8, 8], but obs is "
-              "defined for b in [0, 3], t in [0, 7]\n"
-              "p.trl:1:1: note: obs is defined here\n"
-              "p.trl:3:5: error: obs[0, 8] reads obs at (b, t) = (0, 8), but obs is defined for "
-              "b in [0, 3], t in [0, 7]\n"
-              "p.trl:1:1: note: obs is defined here\n");
+    EXPECT_EQ(run.errors(), "p.trl:2:10: error: obs[b, t+1] reads obs at b in [0, 3], t in [8, 8], but obs is "
+                            "defined for b in [0, 3], t in [0, 7]\n"
+                            "p.trl:1:1: note: obs is defined here\n"
+                            "p.trl:3:5: error: obs[0, 8] reads obs at (b, t) = (0, 8), but obs is defined for "
+                            "b in [0, 3], t in [0, 7]\n"
+                            "p.trl:1:1: note: obs is defined here\n");
 }
 
 TEST(Checks, NonBoxDefinedSetIsAUnionOfBoxes) {
@@ -366,10 +354,9 @@ TEST(Checks, NonBoxDefinedSetIsAUnionOfBoxes) {
     int y = b.tensor("y", {t}, 2);
     b.eq(y, {t}, {V(0)}, b.read(x, {pt(var(0))}, 2, 8), 2);
     PdgRun run(b.p);
-    EXPECT_EQ(run.errors(),
-              "p.trl:2:8: error: x[t] reads x at t = 3, but x is defined for t in [0, 2] or "
-              "t in [4, 7]\n"
-              "p.trl:1:1: note: x is defined here\n");
+    EXPECT_EQ(run.errors(), "p.trl:2:8: error: x[t] reads x at t = 3, but x is defined for t in [0, 2] or "
+                            "t in [4, 7]\n"
+                            "p.trl:1:1: note: x is defined here\n");
 }
 
 TEST(Checks, SliceReadsOnlyDefinedPointsWithClampedEnd) {
@@ -380,10 +367,9 @@ TEST(Checks, SliceReadsOnlyDefinedPointsWithClampedEnd) {
     int s = b.tensor("s", {t}, 2);
     b.eq(s, {t}, {V(0)}, b.read(r, {sl(var(0), var(0, 3))}, 2, 8), 2);
     PdgRun run(b.p);
-    EXPECT_EQ(run.errors(),
-              "p.trl:2:8: error: r[t:t+3] reads r at t in [12, 13], but r is defined for "
-              "t in [0, 11]\n"
-              "p.trl:1:1: note: r is defined here\n");
+    EXPECT_EQ(run.errors(), "p.trl:2:8: error: r[t:t+3] reads r at t in [12, 13], but r is defined for "
+                            "t in [0, 11]\n"
+                            "p.trl:1:1: note: r is defined here\n");
 }
 
 // ---- cycles -------------------------------------------------------------------------------
@@ -396,10 +382,9 @@ TEST(Checks, MutualZeroDistanceCycle) {
     b.eq(a, {t}, {V(0)}, b.read(bt, {pt(var(0))}, 1, 8), 1);
     b.eq(bt, {t}, {V(0)}, b.read(a, {pt(var(0))}, 2, 8), 2);
     PdgRun run(b.p);
-    EXPECT_EQ(run.errors(),
-              "p.trl:1:1: error: zero-distance dependence cycle: a[t] -> b[t] -> a[t]\n"
-              "p.trl:1:8: note: a[t] reads b[t] here\n"
-              "p.trl:2:8: note: b[t] reads a[t] here\n");
+    EXPECT_EQ(run.errors(), "p.trl:1:1: error: zero-distance dependence cycle: a[t] -> b[t] -> a[t]\n"
+                            "p.trl:1:8: note: a[t] reads b[t] here\n"
+                            "p.trl:2:8: note: b[t] reads a[t] here\n");
 }
 
 TEST(Checks, SelfReadIsACycle) {
@@ -408,9 +393,8 @@ TEST(Checks, SelfReadIsACycle) {
     int x = b.tensor("x", {t}, 1);
     b.eq(x, {t}, {V(0)}, b.add(b.read(x, {pt(var(0))}, 1, 8), b.constant()), 1);
     PdgRun run(b.p);
-    EXPECT_EQ(run.errors(),
-              "p.trl:1:1: error: zero-distance dependence cycle: x[t] -> x[t]\n"
-              "p.trl:1:8: note: x[t] reads x[t] here\n");
+    EXPECT_EQ(run.errors(), "p.trl:1:1: error: zero-distance dependence cycle: x[t] -> x[t]\n"
+                            "p.trl:1:8: note: x[t] reads x[t] here\n");
 }
 
 TEST(Checks, ForwardRecurrenceIsNotACycle) {
@@ -432,13 +416,11 @@ TEST(Checks, ForwardAndBackwardReadsMakeACycle) {
     int x = b.tensor("x", {t}, 1);
     b.eq(x, {}, {C(0)}, b.constant(), 1);
     b.eq(x, {}, {C(7)}, b.constant(), 2);
-    b.eq(x, {t}, {V(0)}, b.add(b.read(x, {pt(var(0, 1))}, 3, 8), b.read(x, {pt(var(0, -1))}, 3, 17)),
-         3);
+    b.eq(x, {t}, {V(0)}, b.add(b.read(x, {pt(var(0, 1))}, 3, 8), b.read(x, {pt(var(0, -1))}, 3, 17)), 3);
     PdgRun run(b.p);
-    EXPECT_EQ(run.errors(),
-              "p.trl:3:1: error: dependence cycle: x[t] -> x[t+1] -> x[t] (at t = 1)\n"
-              "p.trl:3:8: note: x[t] reads x[t+1] here\n"
-              "p.trl:3:17: note: x[t+1] reads x[t] here\n");
+    EXPECT_EQ(run.errors(), "p.trl:3:1: error: dependence cycle: x[t] -> x[t+1] -> x[t] (at t = 1)\n"
+                            "p.trl:3:8: note: x[t] reads x[t+1] here\n"
+                            "p.trl:3:17: note: x[t+1] reads x[t] here\n");
 }
 
 // Only a[2] is on the cycle (w reads c[2]); points are written relative to it.
@@ -452,11 +434,10 @@ TEST(Checks, ThreeTensorCycleThroughAnEmptyDomainTensor) {
     b.eq(w, {}, {}, b.read(c, {pt(cst(2))}, 2, 5), 2);
     b.eq(c, {t}, {V(0)}, b.read(a, {pt(var(0))}, 3, 8), 3);
     PdgRun run(b.p);
-    EXPECT_EQ(run.errors(),
-              "p.trl:1:1: error: zero-distance dependence cycle: a[t] -> w -> c[t] -> a[t] (at t = 2)\n"
-              "p.trl:1:8: note: a[t] reads w here\n"
-              "p.trl:2:5: note: w reads c[t] here\n"
-              "p.trl:3:8: note: c[t] reads a[t] here\n");
+    EXPECT_EQ(run.errors(), "p.trl:1:1: error: zero-distance dependence cycle: a[t] -> w -> c[t] -> a[t] (at t = 2)\n"
+                            "p.trl:1:8: note: a[t] reads w here\n"
+                            "p.trl:2:5: note: w reads c[t] here\n"
+                            "p.trl:3:8: note: c[t] reads a[t] here\n");
 }
 
 TEST(Checks, ClampAtTheEndIsASelfCycleThere) {
@@ -465,9 +446,8 @@ TEST(Checks, ClampAtTheEndIsASelfCycleThere) {
     int x = b.tensor("x", {t}, 1);
     b.eq(x, {t}, {V(0)}, b.read(x, {pt(mn(var(0, 1), cst(7)))}, 1, 8), 1);
     PdgRun run(b.p);
-    EXPECT_EQ(run.errors(),
-              "p.trl:1:1: error: zero-distance dependence cycle: x[t] -> x[t] (at t = 7)\n"
-              "p.trl:1:8: note: x[t] reads x[t] here\n");
+    EXPECT_EQ(run.errors(), "p.trl:1:1: error: zero-distance dependence cycle: x[t] -> x[t] (at t = 7)\n"
+                            "p.trl:1:8: note: x[t] reads x[t] here\n");
 }
 
 TEST(Checks, NonUniformReadsAreAcyclic) {
@@ -491,7 +471,8 @@ TEST(Checks, PrefixSumOverTheFutureIsACycleOnlyWithoutTheBase) {
         int x = b.tensor("x", {t}, 1);
         b.eq(x, {t}, {V(0)}, b.read(x, {sl(var(0, lo), cst(6))}, 1, 8), 1);
         PdgRun run(b.p);
-        if (lo == 1) EXPECT_EQ(run.errors(), "");
+        if (lo == 1)
+            EXPECT_EQ(run.errors(), "");
         else
             EXPECT_EQ(run.errors(), "p.trl:1:1: error: zero-distance dependence cycle: x[t] -> x[t]\n"
                                     "p.trl:1:8: note: x[t] reads x[t] here\n");
@@ -526,8 +507,8 @@ TEST(Pdg, DumpsAreStableAndJsonHasTheContract) {
     EXPECT_LT(r1.dump.find("tensor a"), r1.dump.find("tensor z"));
     std::string j = pdg_to_json(r1.pdg);
     EXPECT_EQ(j, pdg_to_json(r2.pdg));
-    for (const char *key : {"\"tensors\"", "\"edges\"", "\"name\": \"a\"", "\"dtype\": \"f32\"",
-                            "\"shape\": []", "\"from\": \"a\"", "\"to\": \"z\"", "\"access\""})
+    for (const char *key : {"\"tensors\"", "\"edges\"", "\"name\": \"a\"", "\"dtype\": \"f32\"", "\"shape\": []",
+                            "\"from\": \"a\"", "\"to\": \"z\"", "\"access\""})
         EXPECT_CONTAINS(j, key);
     std::ostringstream dot;
     print_pdg_dot(r1.pdg, dot);

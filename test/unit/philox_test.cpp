@@ -20,18 +20,15 @@ void expect_block(trl::Philox4x32 r, uint32_t a, uint32_t b, uint32_t c, uint32_
     EXPECT_EQ(r.v[3], d);
 }
 
-TEST(Philox, KnownAnswerZero) {
-    expect_block(run(0, 0, 0, 0, 0, 0), 0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8);
-}
+TEST(Philox, KnownAnswerZero) { expect_block(run(0, 0, 0, 0, 0, 0), 0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8); }
 
 TEST(Philox, KnownAnswerOnes) {
-    expect_block(run(~0u, ~0u, ~0u, ~0u, ~0u, ~0u), 0x408f276d, 0x41c83b0e, 0xa20bc7c6,
-                 0x6d5451fd);
+    expect_block(run(~0u, ~0u, ~0u, ~0u, ~0u, ~0u), 0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd);
 }
 
 TEST(Philox, KnownAnswerPi) {
-    expect_block(run(0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344, 0xa4093822, 0x299f31d0),
-                 0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1);
+    expect_block(run(0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344, 0xa4093822, 0x299f31d0), 0xd16cfe09, 0x94fdcceb,
+                 0x5001e420, 0x24126ea1);
 }
 
 TEST(Random, Fnv1a32KnownValues) {
@@ -57,17 +54,14 @@ TEST(Random, KeyDerivationFollowsTheSpec) {
         h *= 0x100000001b3ull;
     }
     EXPECT_EQ(k.h, h);
-    trl::Philox4x32 b1 = run(1, 0, static_cast<uint32_t>(h), static_cast<uint32_t>(h >> 32),
-                             sk.k[0], sk.k[1]);
+    trl::Philox4x32 b1 = run(1, 0, static_cast<uint32_t>(h), static_cast<uint32_t>(h >> 32), sk.k[0], sk.k[1]);
     // f32 element 5 = block 1, word 1.
     EXPECT_EQ(trl::uniform_f32(k, 5), static_cast<float>(b1.v[1] >> 8) / 16777216.0f);
     // f64 element 3 = block 1, words 2 and 3.
-    double u = (static_cast<double>(b1.v[2] >> 5) * 67108864.0 + (b1.v[3] >> 6)) /
-               9007199254740992.0;
+    double u = (static_cast<double>(b1.v[2] >> 5) * 67108864.0 + (b1.v[3] >> 6)) / 9007199254740992.0;
     EXPECT_EQ(trl::uniform_f64(k, 3), u);
     // normal f64 element 1 = Box-Muller on block 1.
-    double u1 = (static_cast<double>(b1.v[0] >> 5) * 67108864.0 + (b1.v[1] >> 6) + 1.0) /
-                9007199254740992.0;
+    double u1 = (static_cast<double>(b1.v[0] >> 5) * 67108864.0 + (b1.v[1] >> 6) + 1.0) / 9007199254740992.0;
     double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(2 * M_PI * u);
     EXPECT_EQ(trl::normal_f64(k, 1), z);
 }

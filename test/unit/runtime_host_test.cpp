@@ -40,8 +40,7 @@ trl_program_info test_info() {
 }
 
 /** Run trl_init on "args" (argv[0] = "prog"); returns the status, stderr in "err". */
-int init_with(const trl_program_info &info, std::vector<std::string> args, trl_ctx **ctx,
-              std::string *err) {
+int init_with(const trl_program_info &info, std::vector<std::string> args, trl_ctx **ctx, std::string *err) {
     args.insert(args.begin(), "prog");
     std::vector<char *> argv;
     for (std::string &a : args) argv.push_back(a.data());
@@ -76,10 +75,7 @@ TEST(RuntimeCli, DefaultsAndOverrides) {
     trl_program_info info = test_info();
     trl_ctx *ctx = nullptr;
     std::string err;
-    ASSERT_EQ(init_with(info, {"--seed", "42", "--bound", "T=5", "--quiet", "--threads=2"}, &ctx,
-                        &err),
-              TRL_OK)
-        << err;
+    ASSERT_EQ(init_with(info, {"--seed", "42", "--bound", "T=5", "--quiet", "--threads=2"}, &ctx, &err), TRL_OK) << err;
     EXPECT_EQ(trl_seed(ctx), 42u);
     EXPECT_EQ(trl_bound(ctx, 0), 4);
     EXPECT_EQ(trl_bound(ctx, 1), 5);
@@ -109,8 +105,7 @@ TEST(RuntimeCli, ErrorsAreMessagesAndExitOne) {
         {{"--log"}, "prog: error: --log needs a file name: --log FILE (see --help)\n"},
         {{"--bound", "T"}, "prog: error: invalid --bound 'T': expected NAME=VALUE\n"},
         {{"--bound", "T=abc"}, "prog: error: --bound T=abc: 'abc' is not a positive integer\n"},
-        {{"--bound", "U=3"},
-         "prog: error: --bound U=3: the program has no bound 'U'; its bounds are N, T\n"},
+        {{"--bound", "U=3"}, "prog: error: --bound U=3: the program has no bound 'U'; its bounds are N, T\n"},
     };
     for (const Case &c : cases) {
         ctx = nullptr;
@@ -129,9 +124,8 @@ TEST(RuntimeCli, CompiledInBoundIsRejected) {
     trl_ctx *ctx = nullptr;
     std::string err;
     EXPECT_EQ(init_with(info, {"--bound", "N=8"}, &ctx, &err), TRL_EUSAGE);
-    EXPECT_EQ(err,
-              "prog: error: --bound N=8: bound 'N' is fixed at compile time in this program "
-              "(N = 4); recompile with trlc -D N=8\n");
+    EXPECT_EQ(err, "prog: error: --bound N=8: bound 'N' is fixed at compile time in this program "
+                   "(N = 4); recompile with trlc -D N=8\n");
 }
 
 TEST(RuntimeCli, HelpListsBoundsAndStreams) {
@@ -141,8 +135,7 @@ TEST(RuntimeCli, HelpListsBoundsAndStreams) {
     EXPECT_EQ(init_with(info, {"--help"}, &ctx, &out), TRL_EXIT_SUCCESS);
     EXPECT_NE(out.find("Usage: prog [options]"), std::string::npos) << out;
     EXPECT_NE(out.find("--bound NAME=V"), std::string::npos);
-    EXPECT_NE(out.find("  N                = 4  (sizes buffers: fixed; recompile with trlc -D)"),
-              std::string::npos)
+    EXPECT_NE(out.find("  N                = 4  (sizes buffers: fixed; recompile with trlc -D)"), std::string::npos)
         << out;
     EXPECT_NE(out.find("  T                = 100  (--bound may change it)"), std::string::npos);
     EXPECT_NE(out.find("  b                2 records"), std::string::npos);
@@ -190,14 +183,11 @@ TEST(RuntimeEmit, FieldsAreJsonLikeTheInterpreter) {
     unsigned char bs[] = {1, 0};
     const long long bshape[] = {2};
     double d = 1e300;
-    trl_field fs[] = {{"x", TRL_F32, 2, shape, xs},
-                      {"done", TRL_BOOL, 1, bshape, bs},
-                      {"d", TRL_F64, 0, nullptr, &d}};
+    trl_field fs[] = {{"x", TRL_F32, 2, shape, xs}, {"done", TRL_BOOL, 1, bshape, bs}, {"d", TRL_F64, 0, nullptr, &d}};
     EXPECT_EQ(trl_emit(ctx, 0, 0, fs, 3), TRL_OK);
     trl_set_stream_points(ctx, 0, 1);
     EXPECT_EQ(finish_quietly(ctx), 0);
-    EXPECT_EQ(read_file(log),
-              "{\"x\":[[0.1,1.0],[-2.5,Infinity]],\"done\":[true,false],\"d\":1e+300}\n");
+    EXPECT_EQ(read_file(log), "{\"x\":[[0.1,1.0],[-2.5,Infinity]],\"done\":[true,false],\"d\":1e+300}\n");
     std::remove(log.c_str());
 }
 
@@ -229,8 +219,7 @@ TEST(RuntimeFiles, SaveLoadRoundTripAndRejection) {
 
     const long long other[] = {3, 2};
     EXPECT_EQ(trl_load(ctx, path.c_str(), TRL_F32, 2, other, back), TRL_EIO);
-    EXPECT_EXIT(trl_fail(ctx, TRL_EIO, "trl_load(...)", "prog.cu", 12),
-                testing::ExitedWithCode(1),
+    EXPECT_EXIT(trl_fail(ctx, TRL_EIO, "trl_load(...)", "prog.cu", 12), testing::ExitedWithCode(1),
                 "prog: error: cannot load .*a.npy: it holds f32\\[2, 3\\], the program expects "
                 "f32\\[3, 2\\]");
     EXPECT_EQ(trl_load(ctx, path.c_str(), TRL_F64, 2, shape, back), TRL_EIO);
@@ -259,8 +248,7 @@ TEST(RuntimeFiles, InternalFailureNamesTheCall) {
     std::string err;
     ASSERT_EQ(init_with(info, {"--quiet"}, &ctx, &err), TRL_OK) << err;
     EXPECT_EQ(trl_emit(ctx, 5, 0, nullptr, 0), TRL_EINTERNAL);
-    EXPECT_EXIT(trl_fail(ctx, TRL_EINTERNAL, "trl_emit(ctx, 5, 0, f, 0)", "prog.cu", 77),
-                testing::ExitedWithCode(2),
+    EXPECT_EXIT(trl_fail(ctx, TRL_EINTERNAL, "trl_emit(ctx, 5, 0, f, 0)", "prog.cu", 77), testing::ExitedWithCode(2),
                 "prog: error: emit to unknown stream 5\nprog: note: in trl_emit\\(ctx, 5, 0, f, "
                 "0\\) at prog.cu:77");
     EXPECT_EQ(finish_quietly(ctx), 0);  // a failed call is its caller's to check (TRL_CHECK)
@@ -275,13 +263,13 @@ TEST(RuntimeLaunch, ThreadsOnlyWhereEachGetsEnoughWork) {
     const int saved = omp_get_max_threads();
     omp_set_num_threads(2);
     EXPECT_EQ(trl_launch_threads(4, 4000), 1);
-    EXPECT_EQ(trl_launch_threads(1, 1LL << 30), 1);       // one point: nothing to split
+    EXPECT_EQ(trl_launch_threads(1, 1LL << 30), 1);         // one point: nothing to split
     EXPECT_EQ(trl_launch_threads(64, (2LL << 19) - 1), 1);  // just under two threads' share
     EXPECT_EQ(trl_launch_threads(64, 2LL << 19), 2);
-    EXPECT_EQ(trl_launch_threads(1000, 3LL << 19), 2);    // capped by --threads
+    EXPECT_EQ(trl_launch_threads(1000, 3LL << 19), 2);  // capped by --threads
     omp_set_num_threads(8);
-    EXPECT_EQ(trl_launch_threads(1000, 3LL << 19), 3);    // capped by the work
-    EXPECT_EQ(trl_launch_threads(5, 1LL << 30), 5);       // capped by the points
+    EXPECT_EQ(trl_launch_threads(1000, 3LL << 19), 3);  // capped by the work
+    EXPECT_EQ(trl_launch_threads(5, 1LL << 30), 5);     // capped by the points
     // A split launch covers every point once.
     std::vector<int> hits(1000, 0);
     trl_host_launch(1000, 1LL << 30, [&](long long lo, long long hi) {
@@ -299,8 +287,8 @@ TEST(RuntimeGemm, RowMajorProduct) {
     trl_ctx *ctx = nullptr;
     std::string err;
     ASSERT_EQ(init_with(info, {"--quiet"}, &ctx, &err), TRL_OK) << err;
-    float a[] = {1, 2, 3, 4, 5, 6};     // 2x3
-    float b[] = {1, 0, 0, 1, 2, -1};    // 3x2
+    float a[] = {1, 2, 3, 4, 5, 6};   // 2x3
+    float b[] = {1, 0, 0, 1, 2, -1};  // 3x2
     float c[4] = {};
     ASSERT_EQ(trl_gemm(ctx, TRL_F32, 2, 2, 3, a, b, c), TRL_OK);
     EXPECT_EQ(c[0], 7);   // 1 + 6
@@ -364,7 +352,7 @@ TEST(RuntimeGemm, SmallNetworkShapesWithinTheBound) {
     check_gemm_against_loop<float>(TRL_F32, 128, 64, 64, u);
     check_gemm_against_loop<float>(TRL_F32, 4, 64, 128, u);
     check_gemm_against_loop<float>(TRL_F32, 64, 64, 128, u);
-    check_gemm_against_loop<float>(TRL_F32, 3, 70, 65, u);     // ragged: masked vector tails
+    check_gemm_against_loop<float>(TRL_F32, 3, 70, 65, u);      // ragged: masked vector tails
     check_gemm_against_loop<float>(TRL_F32, 160, 128, 128, u);  // 2.6M > 128³: OpenBLAS
 }
 

@@ -29,8 +29,7 @@ struct Compiled {
 };
 
 /* Parse, analyse, build the PDG and schedule "src"; batch per Program::dims index. */
-std::unique_ptr<Compiled> compile(const std::string &src, std::vector<bool> batch = {},
-                                  const std::string &load = "") {
+std::unique_ptr<Compiled> compile(const std::string &src, std::vector<bool> batch = {}, const std::string &load = "") {
     auto c = std::make_unique<Compiled>();
     int file = c->sm.add("test.trl", src);
     ast::Module m = parse(c->sm, file, c->diag);
@@ -92,8 +91,7 @@ void check_walk(const Schedule &s) {
         isl_size n = isl_set_dim(st.get(), isl_dim_set);
         for (isl_size i = 0; i < n; ++i)
             k += (i ? "," : "") +
-                 std::to_string(isl::manage(isl_point_get_coordinate_val(p.get(), isl_dim_set, i))
-                                    .get_num_si());
+                 std::to_string(isl::manage(isl_point_get_coordinate_val(p.get(), isl_dim_set, i)).get_num_si());
         return k + "]";
     };
     im.flow.foreach_map([&](isl::map m) {
@@ -130,9 +128,8 @@ TEST(Schedule, SliceDependences) {
     ASSERT_FALSE(c->diag.has_errors()) << c->err.str();
     // s[t] reads r[u] for t <= u < min(t + 3, 12): r[u] -> s[t] for u - 2 <= t <= u.
     const ScheduleImpl &im = c->sched.impl();
-    isl::union_map expect(c->pdg.impl().isl.ctx(),
-                          "{ r_0[u] -> s_0[t] : 0 <= t <= 11 and t <= u <= 11 and u <= t + 2;"
-                          "  s_0[t] -> emit_w[t] : 0 <= t <= 11 }");
+    isl::union_map expect(c->pdg.impl().isl.ctx(), "{ r_0[u] -> s_0[t] : 0 <= t <= 11 and t <= u <= 11 and u <= t + 2;"
+                                                   "  s_0[t] -> emit_w[t] : 0 <= t <= 11 }");
     EXPECT_TRUE(im.flow.is_equal(expect)) << isl_text(im.flow);
     EXPECT_TRUE(flow_respected(c->sched));
     check_walk(c->sched);
@@ -148,8 +145,7 @@ TEST(Schedule, ReverseRecurrenceRunsBackwards) {
     ASSERT_FALSE(c->diag.has_errors()) << c->err.str();
     std::string deps = dependences_to_string(c->sched);
     EXPECT_NE(deps.find("ret_0[t = 15] -> ret_1[t' = 14]"), std::string::npos) << deps;
-    EXPECT_NE(deps.find("ret_1[t] -> ret_1[t' = -1 + t] : 0 < t <= 14"), std::string::npos)
-        << deps;
+    EXPECT_NE(deps.find("ret_1[t] -> ret_1[t' = -1 + t] : 0 < t <= 14"), std::string::npos) << deps;
     EXPECT_TRUE(flow_respected(c->sched));
     check_walk(c->sched);
     // ret_1 instances run in decreasing t.
@@ -174,17 +170,17 @@ TEST(Schedule, BatchDimsDropFromInstances) {
     EXPECT_EQ(c->sched.statements[0].dims, (std::vector<int>{1}));
     EXPECT_EQ(c->sched.statements[0].batch_positions, (std::vector<int>{0}));
     isl::ctx ctx = c->pdg.impl().isl.ctx();
-    EXPECT_TRUE(im.domain.is_equal(isl::union_set(
-        ctx, "{ x_0[0]; x_1[t] : 1 <= t <= 5; y_0[t] : 0 <= t <= 4; emit_e[t] : 0 <= t <= 4 }")))
+    EXPECT_TRUE(im.domain.is_equal(
+        isl::union_set(ctx, "{ x_0[0]; x_1[t] : 1 <= t <= 5; y_0[t] : 0 <= t <= 4; emit_e[t] : 0 <= t <= 4 }")))
         << isl_text(im.domain);
-    EXPECT_TRUE(im.writes.is_equal(isl::union_map(
-        ctx, "{ x_0[0] -> x[b, 0] : 0 <= b <= 3; x_1[t] -> x[b, t] : 1 <= t <= 5 and 0 <= b <= 3;"
-             "  y_0[t] -> y[t] : 0 <= t <= 4 }")))
+    EXPECT_TRUE(im.writes.is_equal(
+        isl::union_map(ctx, "{ x_0[0] -> x[b, 0] : 0 <= b <= 3; x_1[t] -> x[b, t] : 1 <= t <= 5 and 0 <= b <= 3;"
+                            "  y_0[t] -> y[t] : 0 <= t <= 4 }")))
         << isl_text(im.writes);
-    EXPECT_TRUE(im.flow.is_equal(isl::union_map(
-        ctx, "{ x_0[0] -> x_1[1]; x_1[t] -> x_1[t + 1] : 1 <= t <= 4; x_0[0] -> y_0[0];"
-             "  x_1[t] -> y_0[t] : 1 <= t <= 4; x_0[0] -> emit_e[0];"
-             "  x_1[t] -> emit_e[t] : 1 <= t <= 4 }")))
+    EXPECT_TRUE(
+        im.flow.is_equal(isl::union_map(ctx, "{ x_0[0] -> x_1[1]; x_1[t] -> x_1[t + 1] : 1 <= t <= 4; x_0[0] -> y_0[0];"
+                                             "  x_1[t] -> y_0[t] : 1 <= t <= 4; x_0[0] -> emit_e[0];"
+                                             "  x_1[t] -> emit_e[t] : 1 <= t <= 4 }")))
         << isl_text(im.flow);
     EXPECT_TRUE(flow_respected(c->sched));
     check_walk(c->sched);
@@ -230,8 +226,7 @@ TEST(Schedule, IllegalLoadedScheduleRejected) {
                            "child:\n  schedule: \"[{ x_0[t] -> [(0)]; x_1[t] -> [(-t)] }]\"\n";
     auto c = compile(src, {}, path);
     EXPECT_TRUE(c->diag.has_errors());
-    EXPECT_NE(c->err.str().find("loaded schedule violates dependence"), std::string::npos)
-        << c->err.str();
+    EXPECT_NE(c->err.str().find("loaded schedule violates dependence"), std::string::npos) << c->err.str();
     std::remove(path.c_str());
 }
 

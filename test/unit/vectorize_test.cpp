@@ -59,10 +59,9 @@ Decided decide(const std::string &text, bool enabled = true) {
 }
 
 TEST(Vectorize, EnvDimOfARolloutIsBatched) {
-    Decided r = decide(
-        "dim b < B = 4\ndim t < T = 8\n"
-        "x[b, 0] = f32(b)\n"
-        "x[b, t+1] = x[b, t] * 0.5\n");
+    Decided r = decide("dim b < B = 4\ndim t < T = 8\n"
+                       "x[b, 0] = f32(b)\n"
+                       "x[b, t+1] = x[b, t] * 0.5\n");
     ASSERT_TRUE(r.ok) << r.errors;
     EXPECT_TRUE(r.batch("b"));
     EXPECT_FALSE(r.batch("t"));
@@ -81,8 +80,7 @@ TEST(Vectorize, ReadAtAnotherPointIsCarried) {
     Decided r = decide("dim t < T = 4\nx[t] = f32(t)\ny[t] = x[min(t+1, 3)]\n");
     ASSERT_TRUE(r.ok) << r.errors;
     EXPECT_FALSE(r.batch("t"));
-    EXPECT_EQ(r.reason("t"),
-              "y[t] reads x[min(t+1, 3)] at 3:8 (t is not mapped to itself: carried dependence)");
+    EXPECT_EQ(r.reason("t"), "y[t] reads x[min(t+1, 3)] at 3:8 (t is not mapped to itself: carried dependence)");
 }
 
 TEST(Vectorize, WholeSliceByConsumerWithoutTheDimKeepsItBatched) {
@@ -122,11 +120,10 @@ TEST(Vectorize, EmitReadsCount) {
 }
 
 TEST(Vectorize, LossAfterActingBatchesTime) {
-    Decided r = decide(
-        "dim b < B = 2\ndim t < T = 8\n"
-        "obs[b, t] = normal(rng(b, t), [3])\n"
-        "logp[b, t] = -log(1.0 + exp(-sum(obs[b, t])))\n"
-        "loss = -mean(logp[0:B, 0:T])\n");
+    Decided r = decide("dim b < B = 2\ndim t < T = 8\n"
+                       "obs[b, t] = normal(rng(b, t), [3])\n"
+                       "logp[b, t] = -log(1.0 + exp(-sum(obs[b, t])))\n"
+                       "loss = -mean(logp[0:B, 0:T])\n");
     ASSERT_TRUE(r.ok) << r.errors;
     EXPECT_TRUE(r.batch("b"));
     EXPECT_TRUE(r.batch("t"));

@@ -46,7 +46,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 // iters × NCHAIN FMAs on the accumulators acc[0..NCHAIN), held in registers (named locals:
 // an indexed array may live on the stack, which puts a store-to-load forward into every chain).
 template <typename V, V (*Fma)(V, V, V)>
-__attribute__((noinline)) void chains(long iters, V m, V c, V* acc) {
+__attribute__((noinline)) void chains(long iters, V m, V c, V *acc) {
 #define FMA_PEAK_CHAINS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
 #define FMA_PEAK_LOAD(j) V a##j = acc[j];
 #define FMA_PEAK_STEP(j) a##j = Fma(a##j, m, c);
@@ -121,11 +121,11 @@ float sum128(__m128 a) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char **argv) {
     double target_s = argc > 1 ? std::atof(argv[1]) : 0.002;  // seconds per repetition
     double peak = 0;
     std::printf("{\"widths\": {");
-    const char* sep = "";
+    const char *sep = "";
 #if defined(__AVX512F__)
     double w512 = measure<__m512, 16, set512, fma512, sum512>(target_s);
     std::printf("%s\"512\": %.1f", sep, w512);
@@ -141,7 +141,6 @@ int main(int argc, char** argv) {
     if (w128 > peak) peak = w128;
 #endif
     (void)sep;
-    std::printf("}, \"peak_gflops\": %.1f, \"chains\": %d, \"seconds_per_rep\": %g}\n", peak, NCHAIN,
-                target_s);
+    std::printf("}, \"peak_gflops\": %.1f, \"chains\": %d, \"seconds_per_rep\": %g}\n", peak, NCHAIN, target_s);
     return 0;
 }

@@ -46,19 +46,17 @@ double ref_sigmoid(double x) {
 }
 
 /** Scalar calls, kept out of the vectorizer (noinline, no-tree-vectorize). */
-#define SCALAR(NAME)                                                                              \
-    __attribute__((noinline, optimize("no-tree-vectorize"))) float scalar_##NAME(float x) {      \
-        return trl::NAME##_f32(x);                                                                \
-    }
+#define SCALAR(NAME)                                                                                                   \
+    __attribute__((noinline, optimize("no-tree-vectorize"))) float scalar_##NAME(float x) { return trl::NAME##_f32(x); }
 SCALAR(exp)
 SCALAR(log)
 SCALAR(tanh)
 SCALAR(sigmoid)
 
 /** The loop that GCC vectorizes (check with -fopt-info-vec). */
-#define LOOP(NAME)                                                                                \
-    __attribute__((noinline)) void loop_##NAME(const float *x, float *y, int n) {                \
-        for (int i = 0; i < n; ++i) y[i] = trl::NAME##_f32(x[i]);                                 \
+#define LOOP(NAME)                                                                                                     \
+    __attribute__((noinline)) void loop_##NAME(const float *x, float *y, int n) {                                      \
+        for (int i = 0; i < n; ++i) y[i] = trl::NAME##_f32(x[i]);                                                      \
     }
 LOOP(exp)
 LOOP(log)
@@ -134,9 +132,8 @@ int main(int argc, char **argv) {
         printf("%s: max error %.3f ulp at x=%a (%.9g); results below 2^-126: %.3f ulp (of 2^-149) "
                "at x=%a; %llu of 2^32 not correctly rounded; special-value mismatches %llu; "
                "vector != scalar %llu\n",
-               fn.name, max_err, from_bits(max_at), from_bits(max_at), max_err_sub,
-               from_bits(max_at_sub), (unsigned long long)not_cr, (unsigned long long)special_bad,
-               (unsigned long long)vec_bad);
+               fn.name, max_err, from_bits(max_at), from_bits(max_at), max_err_sub, from_bits(max_at_sub),
+               (unsigned long long)not_cr, (unsigned long long)special_bad, (unsigned long long)vec_bad);
         fflush(stdout);
         if (special_bad || vec_bad) status = 1;
     }

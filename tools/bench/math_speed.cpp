@@ -61,13 +61,13 @@ double time_loop(F run, const float *x) {
     return best;
 }
 
-#define VEC(NAME, EXPR)                                                                           \
-    __attribute__((noinline)) void NAME(const float *x, float *y) {                               \
-        for (int i = 0; i < N; ++i) y[i] = EXPR(x[i]);                                            \
+#define VEC(NAME, EXPR)                                                                                                \
+    __attribute__((noinline)) void NAME(const float *x, float *y) {                                                    \
+        for (int i = 0; i < N; ++i) y[i] = EXPR(x[i]);                                                                 \
     }
-#define SCAL(NAME, EXPR)                                                                          \
-    __attribute__((noinline, optimize("no-tree-vectorize"))) void NAME(const float *x, float *y) { \
-        for (int i = 0; i < N; ++i) y[i] = EXPR(x[i]);                                            \
+#define SCAL(NAME, EXPR)                                                                                               \
+    __attribute__((noinline, optimize("no-tree-vectorize"))) void NAME(const float *x, float *y) {                     \
+        for (int i = 0; i < N; ++i) y[i] = EXPR(x[i]);                                                                 \
     }
 float libm_sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
 
@@ -107,7 +107,7 @@ int main() {
     for (const Row &r : rows)
         printf("%-8s %12.2f %12.2f %12.2f\n", r.name, time_loop(r.vec, r.x), time_loop(r.scal, r.x),
                time_loop(r.glibc, r.x));
-    printf("%-8s %12s %12s %12.2f   (the correctly rounded tanh trl_math.h had before)\n", "old tanh",
-           "", "", time_loop(old_tanh, xs));
+    printf("%-8s %12s %12s %12.2f   (the correctly rounded tanh trl_math.h had before)\n", "old tanh", "", "",
+           time_loop(old_tanh, xs));
     return 0;
 }

@@ -64,18 +64,18 @@ struct Shape {
 };
 
 // samples/ppo_cartpole.trl: rollout (4 rows), minibatch forward (128 rows), backward.
-const Shape kShapes[] = {
-    {NN, 4, 64, 4},     {NN, 4, 64, 64},    {NN, 4, 2, 64},     {NN, 4, 1, 64},
-    {NN, 128, 64, 4},   {NN, 128, 64, 64},  {NN, 128, 2, 64},   {NN, 128, 1, 64},
-    {NN, 4, 64, 128},   {NN, 64, 64, 128},  // weight gradients as trl_gemm gets them today
-    {TN, 4, 64, 128},   {TN, 64, 64, 128},  {TN, 64, 2, 128},   {TN, 64, 1, 128},
-    {NT, 128, 64, 64},  {NT, 128, 64, 2},   {NT, 128, 64, 1},
+const Shape
+    kShapes[] =
+        {
+            {NN, 4, 64, 4},    {NN, 4, 64, 64},   {NN, 4, 2, 64},   {NN, 4, 1, 64},
+            {NN, 128, 64, 4},  {NN, 128, 64, 64}, {NN, 128, 2, 64}, {NN, 128, 1, 64},
+            {NN, 4, 64, 128},  {NN, 64, 64, 128},  // weight gradients as trl_gemm gets them today
+            {TN, 4, 64, 128},  {TN, 64, 64, 128}, {TN, 64, 2, 128}, {TN, 64, 1, 128},
+            {NT, 128, 64, 64}, {NT, 128, 64, 2},  {NT, 128, 64, 1},
 };
 
 double now_ns() {
-    return std::chrono::duration<double, std::nano>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
+    return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 // Leading dimensions of the stored (row-major) operands.
@@ -111,15 +111,15 @@ void eigen_fixed(const float *a, const float *b, float *c) {
 }
 using FixedFn = void (*)(const float *, const float *, float *);
 FixedFn eigen_fixed_fn(const Shape &s) {
-#define SG_FIX(F, M, N, K) \
+#define SG_FIX(F, M, N, K)                                                                                             \
     if (s.form == F && s.m == M && s.n == N && s.k == K) return eigen_fixed<M, N, K, F>;
-    SG_FIX(NN, 4, 64, 4) SG_FIX(NN, 4, 64, 64) SG_FIX(NN, 4, 2, 64) SG_FIX(NN, 4, 1, 64)
-    SG_FIX(NN, 128, 64, 4) SG_FIX(NN, 128, 64, 64) SG_FIX(NN, 128, 2, 64) SG_FIX(NN, 128, 1, 64)
-    SG_FIX(NN, 4, 64, 128) SG_FIX(NN, 64, 64, 128)
-    SG_FIX(TN, 4, 64, 128) SG_FIX(TN, 64, 64, 128) SG_FIX(TN, 64, 2, 128) SG_FIX(TN, 64, 1, 128)
-    SG_FIX(NT, 128, 64, 64) SG_FIX(NT, 128, 64, 2) SG_FIX(NT, 128, 64, 1)
+    SG_FIX(NN, 4, 64, 4)
+    SG_FIX(NN, 4, 64, 64) SG_FIX(NN, 4, 2, 64) SG_FIX(NN, 4, 1, 64) SG_FIX(NN, 128, 64, 4) SG_FIX(NN, 128, 64, 64)
+        SG_FIX(NN, 128, 2, 64) SG_FIX(NN, 128, 1, 64) SG_FIX(NN, 4, 64, 128) SG_FIX(NN, 64, 64, 128)
+            SG_FIX(TN, 4, 64, 128) SG_FIX(TN, 64, 64, 128) SG_FIX(TN, 64, 2, 128) SG_FIX(TN, 64, 1, 128)
+                SG_FIX(NT, 128, 64, 64) SG_FIX(NT, 128, 64, 2) SG_FIX(NT, 128, 64, 1)
 #undef SG_FIX
-    return nullptr;
+                    return nullptr;
 }
 #endif
 #endif
@@ -138,8 +138,7 @@ struct Product {
         // its A is our B and its B our A; a transposed stored operand sets the matching flag.
         libxsmm_blasint m = s.n, n = s.m, k = s.k, lda = ldb_of(s), ldb = lda_of(s), ldc = s.n;
         float alpha = 1, beta = 0;
-        int flags = (s.form == NT ? LIBXSMM_GEMM_FLAG_TRANS_A : 0) |
-                    (s.form == TN ? LIBXSMM_GEMM_FLAG_TRANS_B : 0);
+        int flags = (s.form == NT ? LIBXSMM_GEMM_FLAG_TRANS_A : 0) | (s.form == TN ? LIBXSMM_GEMM_FLAG_TRANS_B : 0);
         kernel = libxsmm_smmdispatch(m, n, k, &lda, &ldb, &ldc, &alpha, &beta, &flags, nullptr);
         return kernel != nullptr;
 #elif defined(SG_EIGEN_FIXED)
@@ -171,15 +170,13 @@ struct Product {
             }
         }
 #elif defined(SG_OPENBLAS)
-        cblas_sgemm(CblasRowMajor, s.form == TN ? CblasTrans : CblasNoTrans,
-                    s.form == NT ? CblasTrans : CblasNoTrans, M, N, K, 1.0f, a, lda_of(s), b,
-                    ldb_of(s), 0.0f, c, N);
+        cblas_sgemm(CblasRowMajor, s.form == TN ? CblasTrans : CblasNoTrans, s.form == NT ? CblasTrans : CblasNoTrans,
+                    M, N, K, 1.0f, a, lda_of(s), b, ldb_of(s), 0.0f, c, N);
 #elif defined(SG_BLIS)
         float one = 1, zero = 0;
-        bli_sgemm(s.form == TN ? BLIS_TRANSPOSE : BLIS_NO_TRANSPOSE,
-                  s.form == NT ? BLIS_TRANSPOSE : BLIS_NO_TRANSPOSE, M, N, K, &one,
-                  const_cast<float *>(a), lda_of(s), 1, const_cast<float *>(b), ldb_of(s), 1, &zero,
-                  c, N, 1);
+        bli_sgemm(s.form == TN ? BLIS_TRANSPOSE : BLIS_NO_TRANSPOSE, s.form == NT ? BLIS_TRANSPOSE : BLIS_NO_TRANSPOSE,
+                  M, N, K, &one, const_cast<float *>(a), lda_of(s), 1, const_cast<float *>(b), ldb_of(s), 1, &zero, c,
+                  N, 1);
 #elif defined(SG_EIGEN_FIXED)
         fixed(a, b, c);
 #elif defined(SG_EIGEN)
@@ -193,8 +190,8 @@ struct Product {
 #elif defined(SG_XSMM)
         kernel(b, a, c);
 #elif defined(SG_DNNL)
-        dnnl_sgemm(s.form == TN ? 'T' : 'N', s.form == NT ? 'T' : 'N', M, N, K, 1.0f, a, lda_of(s), b,
-                   ldb_of(s), 0.0f, c, N);
+        dnnl_sgemm(s.form == TN ? 'T' : 'N', s.form == NT ? 'T' : 'N', M, N, K, 1.0f, a, lda_of(s), b, ldb_of(s), 0.0f,
+                   c, N);
 #else
 #error "define one of SG_LOOP SG_OPENBLAS SG_BLIS SG_EIGEN SG_XSMM SG_DNNL"
 #endif
@@ -251,8 +248,8 @@ void bench(const char *label, const Shape &s) {
     }
     std::sort(per_call.begin(), per_call.end());
     double best = per_call.front(), median = per_call[per_call.size() / 2];
-    std::printf("%s\t%s\t%d\t%d\t%d\t%.1f\t%.1f\t%.2f\t%s\n", label, form_name(s.form), s.m, s.n, s.k,
-                best, median, flop / best, ok ? "ok" : "WRONG");
+    std::printf("%s\t%s\t%d\t%d\t%d\t%.1f\t%.1f\t%.2f\t%s\n", label, form_name(s.form), s.m, s.n, s.k, best, median,
+                flop / best, ok ? "ok" : "WRONG");
     std::free(a), std::free(b), std::free(c);
 }
 
@@ -262,16 +259,19 @@ void bench(const char *label, const Shape &s) {
 template <typename V, V (*Fma)(V, V, V), V (*Set)(float)>
 double fma_flop_per_ns(int lanes) {
     V x = Set(0.999999f), y = Set(1e-7f);
-    V a0 = Set(1), a1 = Set(2), a2 = Set(3), a3 = Set(4), a4 = Set(5), a5 = Set(6), a6 = Set(7),
-      a7 = Set(8), a8 = Set(9), a9 = Set(10), a10 = Set(11), a11 = Set(12);
+    V a0 = Set(1), a1 = Set(2), a2 = Set(3), a3 = Set(4), a4 = Set(5), a5 = Set(6), a6 = Set(7), a7 = Set(8),
+      a8 = Set(9), a9 = Set(10), a10 = Set(11), a11 = Set(12);
     const long iters = 200000;  // ~0.5 ms: short enough that some runs see no preemption
     double best = 0;
     for (int rep = 0; rep < 400; ++rep) {
         double t0 = now_ns();
         for (long it = 0; it < iters; ++it) {
-#define SG_STEP(r) r = Fma(r, x, y); asm volatile("" : "+v"(r));
-            SG_STEP(a0) SG_STEP(a1) SG_STEP(a2) SG_STEP(a3) SG_STEP(a4) SG_STEP(a5)
-            SG_STEP(a6) SG_STEP(a7) SG_STEP(a8) SG_STEP(a9) SG_STEP(a10) SG_STEP(a11)
+#define SG_STEP(r)                                                                                                     \
+    r = Fma(r, x, y);                                                                                                  \
+    asm volatile("" : "+v"(r));
+            SG_STEP(a0)
+            SG_STEP(a1) SG_STEP(a2) SG_STEP(a3) SG_STEP(a4) SG_STEP(a5) SG_STEP(a6) SG_STEP(a7) SG_STEP(a8) SG_STEP(a9)
+                SG_STEP(a10) SG_STEP(a11)
 #undef SG_STEP
         }
         double t = now_ns() - t0;
@@ -290,7 +290,8 @@ double clock_ghz() {
         double t0 = now_ns();
         for (long it = 0; it < iters; ++it)
             asm volatile("add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
-                         "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0" : "+r"(v));
+                         "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0"
+                         : "+r"(v));
         best = std::max(best, 8.0 * iters / (now_ns() - t0));
     }
     return best;
