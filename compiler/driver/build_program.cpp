@@ -34,6 +34,10 @@
 // -O2, the rounded value at -O1 or with this flag); found by tools/fuzz/diff_fuzz.py (seed
 // 701163007, test/lit/codegen/f32-round-trip-host.trl).  Loop vectorization stays on: PPO
 // CartPole trains in the same time without SLP (1.30 s CPU either way).
+// -mno-red-zone: GCC 12.2 at -O2 -march=native (AVX-512) put a kernel's float[12] local in the
+// red zone at an address 8 mod 16 and copied it out with vmovdqa, an aligned load: SIGSEGV
+// (tools/fuzz/diff_fuzz.py seed 715281050, test/lit/codegen/red-zone-host.test; -O1, -O3,
+// -march=x86-64-v2 or -mno-red-zone run it).  Without the red zone a leaf kernel adjusts rsp.
 #include "driver/build_program.h"
 
 #include <sys/stat.h>
@@ -119,7 +123,8 @@ std::vector<std::string> host_flags(const BuildOptions &opts, const std::string 
     std::vector<std::string> f = {env_or("CXX", "c++"), "-std=c++17", olevel};
     if (!opts.march.empty() && opts.march != "none") f.push_back("-march=" + opts.march);
     for (const char *a :
-         {"-fopenmp", "-ffp-contract=off", "-fno-strict-aliasing", "-fno-math-errno", "-fno-tree-slp-vectorize"})
+         {"-fopenmp", "-ffp-contract=off", "-fno-strict-aliasing", "-fno-math-errno", "-fno-tree-slp-vectorize",
+          "-mno-red-zone"})
         f.push_back(a);
     for (const char *a : kNoLibmFolding) f.push_back(a);
     if (!opts.sanitize.empty())  // compile and link: the one command does both
