@@ -48,7 +48,7 @@ TRL_HOST_DEVICE TRLG_DEVICE_NOINLINE inline void trlg_orthogonal_f64(trl::RngKey
     trl::orthogonal_f64(key, rows, cols, gain, out, work);
 }
 // ---- run-time errors: a failing check in a kernel records the first error in the arena tail
-// (device, or an OpenMP team); the host reports it after the launch.  Elsewhere it is reported
+// (device, or a split of a launch over the thread team); the host reports it after the launch.  Elsewhere it is reported
 // at once.  Messages are those of the reference interpreter.
 #ifdef _OPENMP
 #include <omp.h>
@@ -136,17 +136,21 @@ TRL_HOST_DEVICE inline void trlg_raise(const char *arena, int file, int line, in
         __threadfence();
     }
 #else
+#if defined(__CUDACC__)
+    bool recorded = false;  // host code of a CUDA build: no team
+#else
+    bool recorded = trl_team_member() != 0;
+#endif
 #ifdef _OPENMP
-    if (omp_in_parallel()) {
+    recorded = recorded || omp_in_parallel();
+#endif
+    if (recorded) {  // the first error of the launch wins; trlg_check reports it after the join
         trlg_error_rec *r = (trlg_error_rec *)(arena + kArenaBytes);
-#pragma omp critical(trlg_raise)
-        if (r->kind == 0) {
-            r->kind = kind;
+        int expected = 0;
+        if (__atomic_compare_exchange_n(&r->kind, &expected, kind, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
             trlg_fill(r, file, line, col, a, b, c);
-        }
         return;
     }
-#endif
     (void)arena;
     trlg_report(file, line, col, kind, a, b, c);
 #endif

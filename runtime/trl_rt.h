@@ -5,7 +5,7 @@
  * returns (TRL_OK or a TRL_E* code), no CUDA types (device memory is void *).
  * The same generated source compiles with nvcc (device layer:
  * runtime/rt/trl_rt_cuda.cu) and with the host C++ compiler (device layer:
- * runtime/rt/trl_rt_host.cpp, OpenMP), each with runtime/rt/trl_rt_common.cpp; kernels
+ * runtime/rt/trl_rt_host.cpp, a thread team), each with runtime/rt/trl_rt_common.cpp; kernels
  * reach the device only through the macros below.  Formatting of emit records is shared
  * with the reference interpreter (trl_json.h) so that both print the same bytes.
  *
@@ -50,17 +50,27 @@
             TRL_AFTER_LAUNCH();                                                                                        \
         }                                                                                                              \
     } while (0)
+/* A row-split kernel (compiler/codegen/row_split.h: its signature adds `long long trl_r0,
+ * long long trl_r1` after TRL_KERNEL_RANGE) computes rows [trl_r0, trl_r1) of its split values;
+ * on the device one launch computes all "rows". */
+#define TRL_ROW_BARRIER() ((void)0) /* one device thread computes all rows of a point */
+#define TRL_LAUNCH_ROWS(kernel, n, rows, work, ...)                                                                    \
+    do {                                                                                                               \
+        long long trl_n_ = (n);                                                                                        \
+        if (trl_n_ > 0) {                                                                                              \
+            kernel<<<(unsigned)((trl_n_ + 255) / 256), 256>>>(trl_n_, 0LL, (long long)(rows), __VA_ARGS__);            \
+            TRL_CHECK(trl_last_launch_status(ctx));                                                                    \
+            TRL_AFTER_LAUNCH();                                                                                        \
+        }                                                                                                              \
+    } while (0)
 #else
 #define TRL_HOST_DEVICE
 /* On the host a kernel is a function over the points [trl_lo_, n) of its n: TRL_LAUNCH runs it
- * once over [0, n) on the calling thread unless splitting it pays, else once per OpenMP thread
- * over an equal share (schedule(static)'s split).  "work" is the launch's element operations
- * (codegen/work_estimate.h); the split uses as many threads (up to --threads and n) as get
- * TRL_MIN_THREAD_WORK each.  The one-thread path enters no parallel region: libgomp's region
- * start/end cost 20 % of PPO CartPole's training on one core even for a team of one (3.48 ->
- * 2.77 s CPU), and waking a sleeping thread costs ~40 us on a 2-vCPU VM (its futex wake; a
- * split of the rollout's 4-point launches made --threads 2 60x slower than --threads 1).
- * Every point is computed alone, so the split changes no output bit. */
+ * once over [0, n) on the calling thread unless splitting it pays, else once per thread of the
+ * program's thread team (trl_team_run) over an equal share.  "work" is the launch's element
+ * operations (codegen/work_estimate.h); the split uses as many threads (up to --threads and n)
+ * as get TRL_MIN_THREAD_WORK each.  Every point is computed alone, so the split changes no
+ * output bit. */
 #define TRL_KERNEL void
 #define TRL_PRAGMA(x) _Pragma(#x)
 #define TRL_KERNEL_RANGE long long trl_lo_, long long n
@@ -69,47 +79,124 @@
     do {                                                                                                               \
         long long trl_n_ = (n);                                                                                        \
         if (trl_n_ > 0) {                                                                                              \
-            trl_host_launch(trl_n_, (work),                                                                            \
+            trl_host_launch(ctx, trl_n_, (work),                                                                       \
                             [&](long long trl_lo, long long trl_hi) { kernel(trl_lo, trl_hi, __VA_ARGS__); });         \
             TRL_AFTER_LAUNCH();                                                                                        \
         }                                                                                                              \
     } while (0)
+/* A row-split kernel (compiler/codegen/row_split.h) at its n points, its split values' "rows"
+ * shared over the threads of trl_rows_threads: thread t computes rows trl_row_share(rows, t,
+ * nt) of them, the rows trl_gemm's split of an [rows, ...] product gives thread t, so that a
+ * thread reads back the rows of a product it computed itself. */
+#define TRL_ROW_BARRIER() trl_team_barrier()
+#define TRL_LAUNCH_ROWS(kernel, n, rows, work, ...)                                                                    \
+    do {                                                                                                               \
+        long long trl_n_ = (n);                                                                                        \
+        if (trl_n_ > 0) {                                                                                              \
+            trl_host_launch_rows(ctx, (rows), (work), [&](long long trl_r0, long long trl_r1) {                        \
+                kernel(0, trl_n_, trl_r0, trl_r1, __VA_ARGS__);                                                        \
+            });                                                                                                        \
+            TRL_AFTER_LAUNCH();                                                                                        \
+        }                                                                                                              \
+    } while (0)
 #ifdef __cplusplus
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-/* Element operations each thread of a split launch must get (TRL_LAUNCH): about 0.1-0.5 ms of
- * scalar work, so that a passive thread's wake-up (tens of us on a VM) is paid for. */
-#define TRL_MIN_THREAD_WORK (1LL << 19)
+typedef struct trl_ctx trl_ctx;
+/* The host thread team of a program (runtime/rt/trl_rt_host.cpp): --threads N threads, the
+ * caller included, whose other N - 1 are started at the first split and then wait for work
+ * spinning (about 0.2 ms after each part, then asleep on a condition variable).  A split costs
+ * about 0.1-0.2 us while they spin (one cache line each way), against ~40 us to wake a
+ * sleeping thread on a 2-vCPU VM, which is why kernels are no longer split through OpenMP
+ * (whose passive threads sleep between regions).  One team per trl_ctx: programs running in
+ * several application threads each get their own. */
+extern "C" {
+/* Threads a split may use now: --threads (default: the CPUs this process may run on), 1 while
+ * the caller is itself a part of a split or inside an OpenMP parallel region. */
+int trl_team_threads(trl_ctx *ctx);
+/* Runs part(arg, t, nt) for t = 0 .. nt-1, t = 0 on the calling thread, the others on team
+ * threads, and returns when all have returned.  1 <= nt <= trl_team_threads(ctx). */
+void trl_team_run(trl_ctx *ctx, int nt, void (*part)(void *arg, int t, int nt), void *arg);
+/* 1 while the calling thread runs a part of a split (trlg_raise then records the first error
+ * for the host to report after the launch instead of exiting in a worker). */
+int trl_team_member(void);
+/* Inside a part of a split: returns when every thread of the split has called it (what each
+ * wrote before is visible to all after).  Outside a split: returns at once.  Every part of the
+ * split must call it the same number of times. */
+void trl_team_barrier(void);
+}
+/* Element operations each thread of a split launch must get (TRL_LAUNCH, TRL_LAUNCH_ROWS):
+ * about 1-5 us of vectorized work, so that handing a share to a spinning team thread (~0.2 us)
+ * is paid for several times. */
+#define TRL_MIN_THREAD_WORK (1LL << 13)
 /* Threads to run a launch of n points and "work" element operations on: 1 unless splitting
  * gives each of at least two threads TRL_MIN_THREAD_WORK and a point. */
-inline int trl_launch_threads(long long n, long long work) {
-#ifdef _OPENMP
-    if (n < 2 || work < 2 * TRL_MIN_THREAD_WORK || omp_in_parallel()) return 1;
+inline int trl_launch_threads(trl_ctx *ctx, long long n, long long work) {
+    if (n < 2 || work < 2 * TRL_MIN_THREAD_WORK) return 1;
     long long t = work / TRL_MIN_THREAD_WORK;
     if (t > n) t = n;
-    long long max_t = omp_get_max_threads();
+    long long max_t = trl_team_threads(ctx);
     return (int)(t < max_t ? t : max_t);
-#else
-    (void)n, (void)work;
-    return 1;
-#endif
 }
-/* Runs f(lo, hi) over [0, n): on the calling thread, or per thread of trl_launch_threads. */
 template <class F>
-inline void trl_host_launch(long long n, long long work, const F &f) {
-#ifdef _OPENMP
-    const int nt = trl_launch_threads(n, work);
+struct trl_split_part {
+    const F *f;
+    long long n;
+    static void run(void *arg, int t, int nt) {
+        const trl_split_part *p = static_cast<const trl_split_part *>(arg);
+        const long long lo = p->n * t / nt, hi = p->n * (t + 1) / nt;
+        if (lo < hi) (*p->f)(lo, hi);
+    }
+};
+/* Share t of nt of "rows" rows, in blocks of 8 (whole vector tiles of a product's rows):
+ * blocks [B·t/nt, B·(t+1)/nt) of the B = ceil(rows / 8), clipped to rows.  trl_gemm's split of
+ * a product and TRL_LAUNCH_ROWS use it both. */
+inline void trl_row_share(long long rows, int t, int nt, long long *lo, long long *hi) {
+    const long long blocks = (rows + 7) / 8;
+    const long long a = blocks * t / nt * 8, b = blocks * (t + 1) / nt * 8;
+    *lo = a < rows ? a : rows;
+    *hi = b < rows ? b : rows;
+}
+/* Threads of a row-split launch: as many as get TRL_MIN_THREAD_WORK and 8 rows each. */
+inline int trl_rows_threads(trl_ctx *ctx, long long rows, long long work) {
+    long long t = work / TRL_MIN_THREAD_WORK;
+    if (t > rows / 8) t = rows / 8;
+    long long max_t = trl_team_threads(ctx);
+    if (t > max_t) t = max_t;
+    return t < 1 ? 1 : (int)t;
+}
+template <class F>
+struct trl_rows_part {
+    const F *f;
+    long long rows;
+    static void run(void *arg, int t, int nt) {
+        const trl_rows_part *p = static_cast<const trl_rows_part *>(arg);
+        long long lo, hi;
+        trl_row_share(p->rows, t, nt, &lo, &hi);
+        (*p->f)(lo, hi);  // also an empty share: the thread's part of the whole values' stores is none, but
+                          // thread 0 (lo = 0) stores them
+    }
+};
+/* Runs f(r0, r1) on this thread's rows of a row-split launch (all rows on one thread, or a
+ * share per thread of trl_rows_threads). */
+template <class F>
+inline void trl_host_launch_rows(trl_ctx *ctx, long long rows, long long work, const F &f) {
+    const int nt = trl_rows_threads(ctx, rows, work);
     if (nt > 1) {
-#pragma omp parallel num_threads(nt)
-        {
-            const long long t = omp_get_thread_num(), m = omp_get_num_threads();
-            const long long lo = n * t / m, hi = n * (t + 1) / m;
-            if (lo < hi) f(lo, hi);
-        }
+        trl_rows_part<F> part{&f, rows};
+        trl_team_run(ctx, nt, &trl_rows_part<F>::run, &part);
         return;
     }
-#endif
+    f(0, rows);
+}
+/* Runs f(lo, hi) over [0, n): on the calling thread, or one equal share per thread of
+ * trl_launch_threads (schedule(static)'s split: share t is [n·t/nt, n·(t+1)/nt)). */
+template <class F>
+inline void trl_host_launch(trl_ctx *ctx, long long n, long long work, const F &f) {
+    const int nt = trl_launch_threads(ctx, n, work);
+    if (nt > 1) {
+        trl_split_part<F> part{&f, n};
+        trl_team_run(ctx, nt, &trl_split_part<F>::run, &part);
+        return;
+    }
     f(0, n);
 }
 #endif
@@ -222,9 +309,10 @@ void *trl_scratch_alloc(unsigned long long bytes);
 
 /* Matrix product C[m,n] = A[m,k] · B[k,n] (row-major, contiguous, f32 or f64; A, B, C in
  * device memory: the arena or the workspace): on the host a libxsmm kernel for f32 products
- * with m·n·k <= 128³ when the runtime is built with TRL_USE_LIBXSMM, else OpenBLAS (one
- * thread); both are called outside OpenMP regions, so the summation order never depends on
- * --threads; cuBLAS on the device.  k = 0 gives zeros. */
+ * with m·n·k <= 128³ when the runtime is built with TRL_USE_LIBXSMM (split by rows over the
+ * thread team when each thread gets 2^16 multiply-adds: each element's sum over k keeps its
+ * order), else OpenBLAS (one thread), so the summation order never depends on --threads;
+ * cuBLAS on the device.  k = 0 gives zeros. */
 int trl_gemm(trl_ctx *ctx, int dtype, long long m, long long n, long long k, const void *a, const void *b, void *c);
 /* The same with A stored transposed: C[m,n] = Aᵀ · B for A stored [k,m] (a weight gradient
  * xᵀ·dy read from x in the arena, no transposed copy); libxsmm's TN kernel on the host,

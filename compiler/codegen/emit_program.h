@@ -38,6 +38,8 @@ struct BoundInfo {
 struct CodegenOptions {
     bool fuse = true;  // -fno-fuse: one kernel per statement
     bool blas = true;  // -fno-blas: every matmul stays a sequential k loop (bit-exact)
+    /** -fno-row-split: no kernel is split by rows over the host's threads (codegen/row_split.h). */
+    bool row_split = true;
     /** Products with K·N below this stay loops (bit-exact with --interpret, dsl/README §7.7). */
     int64_t blas_min_kn = 4096;
     /** Per Program::bounds entry (map order); empty: every bound is compiled in. */

@@ -174,6 +174,7 @@ Val ExprEmitter::emit_uncached(const ir::Node &n) {
         r.name = "";
         r.buffer = -1;
         r.dt = result;
+        r.split = cur_split_;  // this thread's rows of x (split or whole)
         r.lazy = [this, x, xd, produced, result, &n](const Ix &ix) {
             std::string v = conv(elem(x, x, ix), x.dt, xd);
             if (!simple_operand(v)) {  // a temporary: unary_expr may use its operand twice

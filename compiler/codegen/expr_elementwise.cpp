@@ -82,6 +82,7 @@ Val ExprEmitter::emit_binary(BinaryOp op, const Val &a0, const Val &b0, DType re
     r.dt = result;
     r.maxs = sh.first;
     r.dims = sh.second;
+    r.split = node && cur_split_;  // a split node of a row-split kernel: this thread's rows
     Val a = fit(a0, r), b = fit(b0, r);
     DType produced = is_cmp(op) || op == BinaryOp::And || op == BinaryOp::Or ? DType::Bool : dt;
     r.lazy = [this, a, b, r0 = r, dt, op, produced, result, loc](const Ix &ix) {
@@ -114,6 +115,7 @@ Val ExprEmitter::emit_where(const Val &c, const Val &a, const Val &b, DType resu
         r.dt = result;
         r.maxs = sh.first;
         r.dims = sh.second;
+        r.split = cur_split_;
         Val cc = fit(c, r), aa = fit(a, r), bb = fit(b, r);
         r.lazy = [this, cc, aa, bb, r0 = r, result](const Ix &ix) {
             std::string x = operand_c(conv(elem(cc, r0, ix), cc.dt, DType::Bool));
@@ -150,6 +152,7 @@ Val ExprEmitter::emit_cast(const Val &x, DType to, const Loc &loc) {
         return r;
     }
     Val r = declare(to, x.maxs, x.dims);
+    r.split = x.split;
     for_elems(r, [&](const std::string &i) {
         line(r.at(i) + " = " + (checked ? "trlg_f2i(" + x.at(i) + ", " + site(loc) + ")" : conv(x.at(i), x.dt, to)) +
              ";");

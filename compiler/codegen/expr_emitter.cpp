@@ -18,9 +18,23 @@ Val ExprEmitter::emit(const ir::Node &n) {
 Val ExprEmitter::emit_ew(const ir::Node &n) {
     auto it = memo_.find(&n);
     if (it != memo_.end()) return it->second;
+    const bool saved = cur_split_;
+    cur_split_ = row_split_ && row_split_->nodes.count(&n) && n.kind != NodeKind::Tuple;
     Val v = emit_uncached(n);
+    cur_split_ = saved;
+    if (row_split_) check_split(n, v);
     memo_[&n] = v;
     return v;
+}
+
+void ExprEmitter::check_split(const ir::Node &n, const Val &v) {
+    const bool planned = row_split_->nodes.count(&n) > 0;
+    if (v.split && !planned) throw RowSplitUnsupported{"a value split by rows outside the plan"};
+    if (planned) return;  // a split node reads split or whole operands; a root tuple its elements
+    for (const auto &a : n.args) {
+        auto m = a ? memo_.find(a.get()) : memo_.end();
+        if (m != memo_.end() && m->second.split) throw RowSplitUnsupported{"a split value read by a whole one"};
+    }
 }
 
 void ExprEmitter::count_uses(const ir::Node &root) {
@@ -178,6 +192,14 @@ void ExprEmitter::for_elems(const Val &r, const std::function<void(const std::st
         return;
     }
     std::string i = fresh("i");
+    if (r.split) {  // this thread's rows
+        std::string row = prod_c(r.dims, 1, r.dims.size());
+        open("for (long long " + i + " = " + mul_c("trl_r0", row) + "; " + i + " < " + mul_c("trl_r1", row) + "; ++" +
+             i + ")");
+        body(i);
+        close();
+        return;
+    }
     open("for (long long " + i + " = 0; " + i + " < " + r.numel() + "; ++" + i + ")");
     body(i);
     close();
@@ -193,7 +215,10 @@ void ExprEmitter::for_nd(const Val &r, const std::function<void(const Ix &)> &bo
     Ix ix;
     for (size_t d = 0; d < r.dims.size(); ++d) {
         std::string c = fresh("i");
-        open("for (long long " + c + " = 0; " + c + " < " + r.dims[d] + "; ++" + c + ")");
+        if (d == 0 && r.split)  // this thread's rows
+            open("for (long long " + c + " = trl_r0; " + c + " < trl_r1; ++" + c + ")");
+        else
+            open("for (long long " + c + " = 0; " + c + " < " + r.dims[d] + "; ++" + c + ")");
         ix.c.push_back(c);
         ix.flat = d == 0 ? c : mul_c(paren(ix.flat), r.dims[d]) + " + " + c;
     }

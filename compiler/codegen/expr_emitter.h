@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "codegen/emit_program.h"
+#include "codegen/row_split.h"
 #include "ir/ir.h"
 #include "ir/ops.h"
 #include "memory/memplan.h"
@@ -275,6 +276,9 @@ struct Val {
      *  and returns a C expression of it, to be used once.  Only ExprEmitter::emit_ew returns
      *  such values; emit() materializes them. */
     std::function<std::string(const Ix &)> lazy;
+    /** Only rows [trl_r0, trl_r1) of the leading axis are computed (a split value of a row-split
+     *  kernel, codegen/row_split.h): loops over it (for_nd, for_elems, stores) run over them. */
+    bool split = false;
     bool scalar() const { return dims.empty(); }
     int64_t max_numel() const {
         int64_t n = 1;
@@ -295,6 +299,12 @@ struct Val {
     std::string at(const std::string &i) const { return scalar() ? name : name + "[" + i + "]"; }
 };
 
+/** Thrown when a row-split kernel (codegen/row_split.h) meets a value the emitter cannot keep
+ *  by rows where the plan said it would: the caller emits the kernel for one thread instead. */
+struct RowSplitUnsupported {
+    std::string why;
+};
+
 /** Writes the C++ of one expression DAG (a kernel or host function body). */
 class ExprEmitter {
 public:
@@ -313,6 +323,30 @@ public:
         std::set<int> read;
     };
     BoundValues *bound_values = nullptr;
+
+    /** Emit a row-split kernel (codegen/row_split.h): the nodes of "rs" compute rows
+     *  [trl_r0, trl_r1) only, stores of other values are thread 0's (`if (trl_r0 == 0)`).  Null:
+     *  the whole kernel on one thread.  Emitting then throws RowSplitUnsupported where a split
+     *  value would reach a consumer that needs all of its rows. */
+    void set_row_split(const RowSplit *rs) { row_split_ = saved_row_split_ = rs; }
+    bool row_mode() const { return row_split_ != nullptr; }
+    /** In a row-split kernel whose value overwrites bytes it read (buffer "dst_buffer"), a
+     *  barrier of the launch's threads: every thread has read them (its value is in locals by
+     *  now: materialized, unaliased) before any stores.  Nothing otherwise. */
+    void row_barrier_before_store(int dst_buffer) {
+        if (!row_mode()) return;
+        for (int t : reads)
+            if (overlap(plan_.buffer_of(t), dst_buffer)) {
+                line("TRL_ROW_BARRIER();  // every thread has read the bytes the store overwrites");
+                return;
+            }
+    }
+    /** The nodes memoized so far (bound products and operands: the leaves of a row split). */
+    std::set<const ir::Node *> memoized() const {
+        std::set<const ir::Node *> s;
+        for (const auto &m : memo_) s.insert(m.first);
+        return s;
+    }
 
     /** The value of "n", stored (a local, a view of the arena, or a scalar). */
     Val emit(const ir::Node &n);
@@ -619,6 +653,12 @@ private:
     /** "array[dims] < axis length" -> the array's checked, non-negative copy (emit_index). */
     std::map<std::string, Val> checked_index_;
     bool fuse_ = false;
+    const RowSplit *row_split_ = nullptr;        // set_row_split (null inside a thread-0 store)
+    const RowSplit *saved_row_split_ = nullptr;  // set_row_split
+    bool cur_split_ = false;                     // the node being emitted is a split value
+    /** After emitting node "n" as "v": a split value only where the plan says so, and read only
+     *  by split consumers (or a stored root tuple). */
+    void check_split(const ir::Node &n, const Val &v);
 };
 
 /** What every generated file defines after its includes and kArenaBytes: kTrlFiles (the

@@ -41,6 +41,9 @@ Val ExprEmitter::emit_matmul(const ir::Node &n) {
     size_t nb = r.dims.size() - (a1 ? 0 : 1) - (b1 ? 0 : 1);
     if (nb > r.dims.size()) unsupported(n.loc, "this matmul");
     std::vector<std::string> batch(r.dims.begin(), r.dims.begin() + nb);
+    // A split product of a row-split kernel (codegen/row_split.h): this thread's rows i only.
+    r.split = cur_split_ && nb == 0 && !a1 && !b1;
+    const std::string i0 = r.split ? "trl_r0" : "0", i1 = r.split ? "trl_r1" : M;
     std::string bi = fresh("bi"), i = fresh("i"), j = fresh("j"), q = fresh("q"), ao = fresh("ao"), bo = fresh("bo");
     std::string ct = ctype(dt);
     // The loop over the batch points bi, with the offsets ao, bo of their operands.
@@ -71,7 +74,7 @@ Val ExprEmitter::emit_matmul(const ir::Node &n) {
         open_batch();
         std::string tix = aix;
         if (!at_src) {
-            open("for (long long " + i + " = 0; " + i + " < " + M + "; ++" + i + ")");
+            open("for (long long " + i + " = " + i0 + "; " + i + " < " + i1 + "; ++" + i + ")");
             line("for (long long " + q + " = 0; " + q + " < " + K + "; ++" + q + ") " + tr.name + "[" + q + " * " + M +
                  " + " + i + "] = " + a.name + "[" + aix + "];");
             close();
@@ -83,12 +86,12 @@ Val ExprEmitter::emit_matmul(const ir::Node &n) {
         open("for (long long " + j + " = 0; " + j + " < " + N + "; ++" + j + ")");
         line("const " + ct + " y = " + b.name + "[" + bo + " + " + q + " * " + N + " + " + j + "];");
         line(ct + " *const " + col + " = " + rt.name + " + " + base + " + " + j + " * " + M + ";");
-        line("for (long long " + i + " = 0; " + i + " < " + M + "; ++" + i + ") " + col + "[" + i + "] = " + col + "[" +
-             i + "] + " + tr.name + "[" + tix + "] * y;");
+        line("for (long long " + i + " = " + i0 + "; " + i + " < " + i1 + "; ++" + i + ") " + col + "[" + i +
+             "] = " + col + "[" + i + "] + " + tr.name + "[" + tix + "] * y;");
         close();
         close();
         if (!one) {
-            open("for (long long " + i + " = 0; " + i + " < " + M + "; ++" + i + ")");
+            open("for (long long " + i + " = " + i0 + "; " + i + " < " + i1 + "; ++" + i + ")");
             line("for (long long " + j + " = 0; " + j + " < " + N + "; ++" + j + ") " + r.name + "[(" + bi + " * " + M +
                  " + " + i + ") * " + N + " + " + j + "] = " + rt.name + "[" + j + " * " + M + " + " + i + "];");
             close();
@@ -100,7 +103,7 @@ Val ExprEmitter::emit_matmul(const ir::Node &n) {
     if (dt != DType::I32 && !r.scalar() && !dots) {
         // i-k-j: per row of the result, its N sums at once (unit stride in j, vectorizable).
         std::string row = fresh("row");
-        open("for (long long " + i + " = 0; " + i + " < " + M + "; ++" + i + ")");
+        open("for (long long " + i + " = " + i0 + "; " + i + " < " + i1 + "; ++" + i + ")");
         line(ct + " *const " + row + " = " + r.name + " + (" + bi + " * " + M + " + " + i + ") * " + N + ";");
         line("for (long long " + j + " = 0; " + j + " < " + N + "; ++" + j + ") " + row + "[" + j +
              "] = " + literal(dt, 0) + ";");
@@ -114,7 +117,7 @@ Val ExprEmitter::emit_matmul(const ir::Node &n) {
         close();
         return emit_cast(r, result);
     }
-    open("for (long long " + i + " = 0; " + i + " < " + M + "; ++" + i + ")");
+    open("for (long long " + i + " = " + i0 + "; " + i + " < " + i1 + "; ++" + i + ")");
     open("for (long long " + j + " = 0; " + j + " < " + N + "; ++" + j + ")");
     line(ct + " acc = " + literal(dt, 0) + ";");
     std::string x = a.name + "[" + aix + "]";
@@ -138,6 +141,14 @@ void ExprEmitter::store_operand(const ir::Node &n, size_t k, DType dt, const std
 }
 
 void ExprEmitter::store_elems(const Val &v, const std::string &dst) {
+    if (row_mode() && !v.split) {  // a whole value of a row-split kernel: thread 0 stores it
+        open("if (trl_r0 == 0)");
+        row_split_ = nullptr;
+        store_elems(v, dst);
+        row_split_ = saved_row_split_;
+        close();
+        return;
+    }
     if (v.lazy) {
         for_nd(v, [&](const Ix &ix) { line(dst + "[" + ix.flat + "] = " + v.lazy(ix) + ";"); });
         return;

@@ -154,6 +154,7 @@ Val ExprEmitter::materialize(const Val &v) {
             return r;
         }
         Val r = declare(v.dt, v.maxs, v.dims);
+        r.split = v.split;
         for_nd(r, [&](const Ix &ix) { line(r.at(ix.flat) + " = " + v.lazy(ix) + ";"); });
         return r;
     }
@@ -201,7 +202,23 @@ int64_t ExprEmitter::store_value(const ir::Type &t, const Val &v, const std::str
         return off;
     }
     if (v.tuple) unsupported(loc, "storing a tuple into a non-tuple tensor");
+    if (row_mode() && !v.split) {  // a whole value of a row-split kernel: thread 0 stores it
+        open("if (trl_r0 == 0)");
+        Val whole = v;
+        row_split_ = nullptr;  // (so that the recursive call does not guard again)
+        int64_t end = store_value(t, whole, dst, off, loc);
+        row_split_ = saved_row_split_;
+        close();
+        return end;
+    }
     int64_t n = static_numel(t), sz = leaf_size(t.dtype);
+    // The elements stored: all, or this thread's rows of a split value.
+    std::string k0 = "0", k1 = std::to_string(n);
+    if (v.split) {
+        if (v.maxs.empty() || v.maxs[0] <= 0 || n % v.maxs[0] != 0) throw RowSplitUnsupported{"a split store"};
+        std::string row = std::to_string(n / v.maxs[0]);
+        k0 = mul_c("trl_r0", row), k1 = mul_c("trl_r1", row);
+    }
     if (t.dtype != DType::Bool && t.dtype != DType::Key && off % sz == 0) {
         // In place, through a typed pointer (the buffer is 16-byte aligned, buffer_align).
         std::string ct = ctype(t.dtype), d = fresh("out");
@@ -212,14 +229,14 @@ int64_t ExprEmitter::store_value(const ir::Type &t, const Val &v, const std::str
             for_nd(v, [&](const Ix &ix) { line(d + "[" + ix.flat + "] = " + conv(v.lazy(ix), v.dt, t.dtype) + ";"); });
         } else {
             std::string k = fresh("k");
-            line("for (long long " + k + " = 0; " + k + " < " + std::to_string(n) + "; ++" + k + ") " + d + "[" + k +
+            line("for (long long " + k + " = " + k0 + "; " + k + " < " + k1 + "; ++" + k + ") " + d + "[" + k +
                  "] = " + conv(v.scalar() ? v.name : v.name + "[" + k + "]", v.dt, t.dtype) + ";");
         }
         return off + n * sz;
     }
     if (v.lazy) return store_value(t, materialize(v), dst, off, loc);
     std::string k = fresh("k");
-    open("for (long long " + k + " = 0; " + k + " < " + std::to_string(n) + "; ++" + k + ")");
+    open("for (long long " + k + " = " + k0 + "; " + k + " < " + k1 + "; ++" + k + ")");
     std::string x = conv(v.scalar() ? v.name : v.name + "[" + k + "]", v.dt, t.dtype);
     std::string d = dst + " + " + std::to_string(off) + " + " + k + " * " + std::to_string(sz);
     if (t.dtype == DType::Bool) {

@@ -337,10 +337,18 @@ std::optional<HorizontalPlan> plan_horizontal_fusion(const ir::Program &prog, co
 }
 
 void emit_horizontal(ExprEmitter &ee, const MemPlan &plan, const HorizontalPlan &hp, int dst_buffer,
-                     const std::string &dst_address, const Loc &loc) {
+                     const std::string &dst_address, const Loc &loc, std::optional<codegen::RowSplit> *rows) {
     for (const auto &f : hp.flat_reads)
         ee.bind(*f.node, ee.flat_view(*f.read, f.off, f.node->type.dtype, f.node->type.shape.at(0).max_value));
     ee.count_uses(*hp.all);
+    if (rows) {  // the stores by rows; the chains' sums read every element
+        std::vector<const ir::Node *> split_roots, whole_roots;
+        for (const auto &s : hp.stores) split_roots.push_back(s.expr.get());
+        for (const auto &c : hp.chains) whole_roots.push_back(c.flat.get());
+        *rows = codegen::plan_row_split(split_roots, whole_roots, ee.memoized());
+        if (!*rows) throw codegen::RowSplitUnsupported{"nothing to split"};
+        ee.set_row_split(&**rows);
+    }
     for (const auto &c : hp.chains) {
         Val x = ee.emit_ew(*c.flat);
         DType dt = c.root->type.dtype;
@@ -371,6 +379,7 @@ void emit_horizontal(ExprEmitter &ee, const MemPlan &plan, const HorizontalPlan 
         if (v.lazy && (clash || !fixed)) v = ee.materialize(v);
         v = ee.unalias(v, dst_buffer);  // a value read in place from bytes the statement overwrites
     }
+    ee.row_barrier_before_store(dst_buffer);
     ee.line("char *dst = " + dst_address + ";");
     for (size_t k = 0; k < vals.size(); ++k) ee.store_value(hp.stores[k].type, vals[k], "dst", hp.stores[k].off, loc);
 }

@@ -37,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/row_split.h"
 #include "ir/ir.h"
 #include "memory/memplan.h"
 
@@ -93,7 +94,10 @@ std::optional<HorizontalPlan> plan_horizontal_fusion(const ir::Program &prog, co
  *  address variable "dst" (the statement's point in buffer "dst_buffer").  Values that read bytes
  *  of "dst_buffer" are copied first, and an elementwise value is computed as it is stored only
  *  when nothing the statement reads shares bytes with "dst_buffer" (as for one-leaf values). */
+/** With "rows" (not null), as a row-split kernel (codegen/row_split.h): the stores' values are
+ *  split by the rows of the concatenation (each thread its elements of Adam's [N] update), the
+ *  sums of SumChains stay whole; *rows gets the split, or RowSplitUnsupported is thrown. */
 void emit_horizontal(codegen::ExprEmitter &ee, const MemPlan &plan, const HorizontalPlan &hp, int dst_buffer,
-                     const std::string &dst_address, const Loc &loc);
+                     const std::string &dst_address, const Loc &loc, std::optional<codegen::RowSplit> *rows = nullptr);
 
 }  // namespace trlc

@@ -97,6 +97,11 @@ int main(int argc, char **argv) {
     app.add_flag("--fno-blas", no_blas,
                  "(spelled -fno-blas) with --emit=cuda or -o: every matmul a sequential k loop "
                  "(no trl_gemm: bit-exact with --interpret)");
+    bool no_row_split = false;
+    app.add_flag("--fno-row-split", no_row_split,
+                 "(spelled -fno-row-split) with --emit=cuda or -o: a kernel at one batch point (a "
+                 "minibatch update) always runs on one thread (else --threads N of the program shares "
+                 "its [rows, ...] values by rows: the same output bits)");
     app.add_option("-D", defines, "override a bound: -D NAME=VALUE (repeatable)")->allow_extra_args(false);
     app.add_option("-I", opts.include_dirs, "add a directory to search for imports (repeatable)")
         ->allow_extra_args(false);
@@ -169,6 +174,7 @@ int main(int argc, char **argv) {
     opts.verify_each = !no_verify;
     opts.fuse = !no_fuse;
     opts.blas = !no_blas;
+    opts.row_split = !no_row_split;
     opts.dead_points = !no_dead_points;
     opts.cse = !no_cse;
     if (app.count("--interpret") && opts.interpret.empty()) opts.interpret = "pointwise";

@@ -462,6 +462,7 @@ int run_cached_build(PipelineState &s, const std::string &goal) {
 PipelineState::PipelineState(const DriverOptions &o, SourceManager &s, Diagnostics &d) : opts(o), sm(s), diag(d) {
     codegen.fuse = o.fuse;
     codegen.blas = o.blas;
+    codegen.row_split = o.row_split;
 }
 
 const std::vector<Stage> &pipeline_stages() { return kStages; }

@@ -41,6 +41,7 @@ struct DriverOptions {
     int64_t incrementalize_min_bytes = 1 << 20;  // --incrementalize-min-bytes
     bool fuse = true;         // -fno-fusion, alias -fno-fuse (the fusion pass: one kernel per statement)
     bool blas = true;         // -fno-blas (the blas pass: every matmul a sequential k loop)
+    bool row_split = true;    // -fno-row-split (codegen/row_split.h: one-point kernels by rows)
     bool cse = true;          // -fno-cse (passes/cse.h: equal subexpressions computed once)
     bool dead_points = true;  // -fno-dead-points (pdg/dead_points.cpp: only the points outputs need)
     /** --runtime-bound: "" automatic (small programs), "none", or "I,T": check exactly these

@@ -90,7 +90,8 @@ void print_help(const trl_program_info *info, const std::string &prog) {
                 static_cast<unsigned long long>(info->default_seed));
     std::printf("  --log FILE       write emit records (JSON Lines) to FILE instead of stdout\n");
     std::printf("  --bound NAME=V   run with bound NAME = V (only bounds that size no buffer)\n");
-    std::printf("  --threads N      use N threads (OpenMP; host only)\n");
+    std::printf("  --threads N      use N threads (host only; default: the CPUs allowed; the output\n"
+                "                   does not depend on it)\n");
     std::printf("  --quiet          no progress line and no memory summary on stderr\n");
     std::printf("  --help           print this help and exit\n");
     if (info->num_bounds > 0) {

@@ -18,7 +18,8 @@ struct trl_ctx {
     std::string log_path;
     FILE *out = nullptr;  // stdout or the --log file
     bool quiet = false;
-    int threads = 0;  // 0: the default
+    int threads = 0;       // --threads; 0: the default (the CPUs this process may run on)
+    void *team = nullptr;  // the host layer's thread team (trl_team_run), started on first use
     void *arena = nullptr;
     size_t arena_bytes = 0;
     void *device = nullptr;     // device layer state (cuBLAS handle, ...)

@@ -4,12 +4,15 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <fstream>
 #include <limits>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "trl_json.h"
@@ -254,32 +257,160 @@ TEST(RuntimeFiles, InternalFailureNamesTheCall) {
     EXPECT_EQ(finish_quietly(ctx), 0);  // a failed call is its caller's to check (TRL_CHECK)
 }
 
+// The team splits only while its cores exchange data quickly (trl_rt_host.cpp measures an
+// empty split's round trip); the tests below are about what a split does, so they split
+// whatever the machine's state (read once per process, before its first team starts).
+void force_splits() { setenv("TRL_SPLIT_MAX_ROUND_TRIP_US", "1e9", 1); }
+
 // How many threads a host launch of n points and "work" element operations runs on
-// (trl_rt.h): one unless every thread gets TRL_MIN_THREAD_WORK (2^19) and a point; never more
-// than --threads (omp_set_num_threads) or n.  The rollout's launches of PPO CartPole (4 points,
-// a few thousand operations) stay on one thread: splitting them made --threads 2 60x slower.
+// (trl_rt.h): one unless every thread gets TRL_MIN_THREAD_WORK (2^13) and a point; never more
+// than --threads or n.  The rollout's launches of PPO CartPole (4 points, a few hundred
+// operations) stay on one thread.
 TEST(RuntimeLaunch, ThreadsOnlyWhereEachGetsEnoughWork) {
-#ifdef _OPENMP
-    const int saved = omp_get_max_threads();
-    omp_set_num_threads(2);
-    EXPECT_EQ(trl_launch_threads(4, 4000), 1);
-    EXPECT_EQ(trl_launch_threads(1, 1LL << 30), 1);         // one point: nothing to split
-    EXPECT_EQ(trl_launch_threads(64, (2LL << 19) - 1), 1);  // just under two threads' share
-    EXPECT_EQ(trl_launch_threads(64, 2LL << 19), 2);
-    EXPECT_EQ(trl_launch_threads(1000, 3LL << 19), 2);  // capped by --threads
-    omp_set_num_threads(8);
-    EXPECT_EQ(trl_launch_threads(1000, 3LL << 19), 3);  // capped by the work
-    EXPECT_EQ(trl_launch_threads(5, 1LL << 30), 5);     // capped by the points
-    // A split launch covers every point once.
-    std::vector<int> hits(1000, 0);
-    trl_host_launch(1000, 1LL << 30, [&](long long lo, long long hi) {
-        for (long long i = lo; i < hi; ++i) ++hits[i];
-    });
-    for (int h : hits) EXPECT_EQ(h, 1);
-    omp_set_num_threads(saved);
-#else
-    EXPECT_EQ(trl_launch_threads(1000, 1LL << 30), 1);
-#endif
+    force_splits();
+    trl_program_info info = test_info();
+    trl_ctx *ctx2 = nullptr, *ctx8 = nullptr;
+    std::string err;
+    ASSERT_EQ(init_with(info, {"--quiet", "--threads", "2"}, &ctx2, &err), TRL_OK) << err;
+    ASSERT_EQ(init_with(info, {"--quiet", "--threads", "8"}, &ctx8, &err), TRL_OK) << err;
+    const long long w = TRL_MIN_THREAD_WORK;
+    EXPECT_EQ(w, 1LL << 13);
+    EXPECT_EQ(trl_launch_threads(ctx2, 4, 1536), 1);
+    EXPECT_EQ(trl_launch_threads(ctx2, 1, 1LL << 30), 1);   // one point: nothing to split
+    EXPECT_EQ(trl_launch_threads(ctx2, 64, 2 * w - 1), 1);  // just under two threads' share
+    EXPECT_EQ(trl_launch_threads(ctx2, 64, 2 * w), 2);
+    EXPECT_EQ(trl_launch_threads(ctx2, 1000, 3 * w), 2);   // capped by --threads
+    EXPECT_EQ(trl_launch_threads(ctx8, 1000, 3 * w), 3);   // capped by the work
+    EXPECT_EQ(trl_launch_threads(ctx8, 5, 1LL << 30), 5);  // capped by the points
+    // A split launch covers every point once, in the static shares [n·t/nt, n·(t+1)/nt).
+    for (trl_ctx *ctx : {ctx2, ctx8}) {
+        std::vector<int> hits(1000, 0);
+        trl_host_launch(ctx, 1000, 1LL << 30, [&](long long lo, long long hi) {
+            EXPECT_EQ(trl_team_member(), 1);
+            EXPECT_EQ(trl_team_threads(ctx), 1);  // no split inside a split
+            for (long long i = lo; i < hi; ++i) ++hits[i];
+        });
+        for (int h : hits) EXPECT_EQ(h, 1);
+        EXPECT_EQ(trl_team_member(), 0);
+    }
+    EXPECT_EQ(finish_quietly(ctx2), 0);  // stops and joins the team's threads
+    EXPECT_EQ(finish_quietly(ctx8), 0);
+}
+
+// trl_team_run: part t runs once for each t < nt, each on its own thread, t = 0 on the caller;
+// thousands of consecutive splits (the update's pattern) neither lose nor repeat a part, also
+// after the team threads fell asleep.
+TEST(RuntimeTeam, EveryPartOnceOnItsOwnThread) {
+    force_splits();
+    trl_program_info info = test_info();
+    trl_ctx *ctx = nullptr;
+    std::string err;
+    ASSERT_EQ(init_with(info, {"--quiet", "--threads", "3"}, &ctx, &err), TRL_OK) << err;
+    EXPECT_EQ(trl_team_threads(ctx), 3);
+    struct Log {
+        std::atomic<int> runs[3];
+        std::thread::id ids[3];
+        int nt[3];
+    } log;
+    for (auto &r : log.runs) r = 0;
+    auto part = [](void *arg, int t, int nt) {
+        Log *l = static_cast<Log *>(arg);
+        l->runs[t].fetch_add(1);
+        l->ids[t] = std::this_thread::get_id();
+        l->nt[t] = nt;
+    };
+    const int kSplits = 3000;
+    for (int i = 0; i < kSplits; ++i) {
+        trl_team_run(ctx, 3, part, &log);
+        if (i == 10) std::this_thread::sleep_for(std::chrono::milliseconds(20));  // workers asleep
+    }
+    for (int t = 0; t < 3; ++t) {
+        EXPECT_EQ(log.runs[t].load(), kSplits);
+        EXPECT_EQ(log.nt[t], 3);
+    }
+    EXPECT_EQ(log.ids[0], std::this_thread::get_id());
+    EXPECT_NE(log.ids[1], log.ids[0]);
+    EXPECT_NE(log.ids[2], log.ids[0]);
+    EXPECT_NE(log.ids[1], log.ids[2]);
+    // A split over fewer threads than the team leaves the others out.
+    for (auto &r : log.runs) r = 0;
+    trl_team_run(ctx, 2, part, &log);
+    EXPECT_EQ(log.runs[0].load(), 1);
+    EXPECT_EQ(log.runs[1].load(), 1);
+    EXPECT_EQ(log.runs[2].load(), 0);
+    EXPECT_EQ(finish_quietly(ctx), 0);
+}
+
+// trl_team_barrier: no part passes it before every part reached it (what each wrote before is
+// read by the others after); outside a split it returns at once.
+TEST(RuntimeTeam, BarrierOrdersThePartsWrites) {
+    force_splits();
+    trl_program_info info = test_info();
+    trl_ctx *ctx = nullptr;
+    std::string err;
+    ASSERT_EQ(init_with(info, {"--quiet", "--threads", "3"}, &ctx, &err), TRL_OK) << err;
+    trl_team_barrier();  // not in a split: no wait
+    struct Shared {
+        int before[3];
+        int seen[3][3];
+    } sh;
+    for (int round = 0; round < 200; ++round) {
+        std::memset(&sh, 0, sizeof sh);
+        trl_team_run(
+            ctx, 3,
+            [](void *arg, int t, int nt) {
+                Shared *s = static_cast<Shared *>(arg);
+                volatile int *mine = &s->before[t];
+                *mine = 1 + t;
+                trl_team_barrier();
+                for (int u = 0; u < nt; ++u) s->seen[t][u] = static_cast<volatile int *>(s->before)[u];
+                trl_team_barrier();  // a second barrier in the same split
+            },
+            &sh);
+        for (int t = 0; t < 3; ++t)
+            for (int u = 0; u < 3; ++u) ASSERT_EQ(sh.seen[t][u], 1 + u) << "round " << round;
+    }
+    EXPECT_EQ(finish_quietly(ctx), 0);
+}
+
+// A product split by rows over the team (trl_rt_host.cpp: libxsmm products of at least 2^17
+// multiply-adds and 16 rows) has the bits of the product on one thread: the same kernel order
+// over k for every element.  Shapes of PPO's update ([128,64]·[64,64], [64,128]ᵀ·[128,64]) and
+// odd ones (rows not a multiple of 8, k not a power of two); both layouts of A.
+TEST(RuntimeGemm, SplitByRowsKeepsTheBits) {
+    force_splits();
+    trl_program_info info = test_info();
+    trl_ctx *one = nullptr, *team = nullptr;
+    std::string err;
+    ASSERT_EQ(init_with(info, {"--quiet", "--threads", "1"}, &one, &err), TRL_OK) << err;
+    ASSERT_EQ(init_with(info, {"--quiet", "--threads", "3"}, &team, &err), TRL_OK) << err;
+    struct Shape {
+        long long m, n, k;
+    };
+    unsigned state = 12345;
+    auto next = [&] {
+        state = state * 1664525u + 1013904223u;
+        return static_cast<float>(static_cast<int>(state >> 8) - (1 << 23)) / static_cast<float>(1 << 20);
+    };
+    for (Shape s :
+         {Shape{128, 64, 64}, Shape{64, 64, 128}, Shape{200, 40, 37}, Shape{96, 128, 100}, Shape{130, 64, 64}}) {
+        for (int ta = 0; ta < 2; ++ta) {
+            std::vector<float> a(s.m * s.k), b(s.k * s.n), c1(s.m * s.n, -1), c3(s.m * s.n, -2);
+            for (float &x : a) x = next();
+            for (float &x : b) x = next();
+            auto gemm = ta ? trl_gemm_tn : trl_gemm;
+            ASSERT_EQ(gemm(one, TRL_F32, s.m, s.n, s.k, a.data(), b.data(), c1.data()), TRL_OK);
+            ASSERT_EQ(gemm(team, TRL_F32, s.m, s.n, s.k, a.data(), b.data(), c3.data()), TRL_OK);
+            EXPECT_EQ(std::memcmp(c1.data(), c3.data(), c1.size() * sizeof(float)), 0)
+                << s.m << "x" << s.n << "x" << s.k << (ta ? " (A transposed)" : "");
+            // and the product is right: one element against a double-precision sum
+            double ref = 0;
+            for (long long q = 0; q < s.k; ++q) ref += double(ta ? a[q * s.m + 5] : a[5 * s.k + q]) * b[q * s.n + 3];
+            EXPECT_NEAR(c3[5 * s.n + 3], ref, 1e-3 * (1 + std::fabs(ref)));
+        }
+    }
+    EXPECT_EQ(finish_quietly(one), 0);
+    EXPECT_EQ(finish_quietly(team), 0);
 }
 
 TEST(RuntimeGemm, RowMajorProduct) {

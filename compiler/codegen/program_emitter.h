@@ -1,0 +1,173 @@
+#pragma once
+// program_emitter — the class behind emit_cuda (codegen/emit_program.h): one generated source
+// per call.  Its kernels are written by emit_program.cpp (one kernel per statement or fused
+// chain, the operand kernels of BLAS products, row splits), the host side by emit_host.cpp
+// (the file header, run_program with the schedule's loop nest, the emits' and saves' host
+// functions, run-time bounds, main).  Expressions inside them are codegen/expr_emitter.h's.
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "codegen/emit_program.h"
+#include "codegen/expr_emitter.h"
+#include "codegen/kernel_plan.h"
+#include "codegen/row_split.h"
+
+namespace trlc::codegen {
+
+class ProgramEmitter {
+public:
+    ProgramEmitter(const ir::Program &prog, const Schedule &sched, const MemPlan &plan, const SourceManager *sm,
+                   const Pdg *pdg = nullptr, const CodegenOptions &opts = CodegenOptions(),
+                   const KernelPlan *kernels = nullptr)
+        : prog_(prog), sched_(sched), plan_(plan), sm_(sm), pdg_(pdg), opts_(opts) {
+        if (kernels) {
+            kp_ = *kernels;
+        } else {  // the blas and fusion passes, as the pipeline runs them
+            plan_blas(prog_, sched_, plan_, opts_, &kp_);
+            plan_fusion(prog_, pdg_, sched_, plan_, opts_, &kp_);
+        }
+        size_t k = 0;
+        for (const auto &b : prog_.bounds) {
+            if (runtime_bound(k)) bound_values_.index[b.first] = static_cast<int>(k);
+            ++k;
+        }
+    }
+
+    std::string where(const Loc &loc) const;
+
+    std::string run();
+
+    /** Full point coordinates (C names) of statement "st" inside its function: non-batch dims are
+     *  the parameters a0.., batch dims are unravelled from the element index "e". */
+    void point_setup(const Statement &st, const std::vector<int> &dims, std::string &body, int indent,
+                     const char *elem);
+
+    int64_t batch_count(const Statement &st, const std::vector<int> &dims);
+
+    std::string params(const Statement &st);
+
+    /** The work of tensor statement "st" at one point (inside TRL_KERNEL_INDEX(e, n)), lines at
+     *  "indent": coordinates from e and a0.., random stream "stream", the value stored in place. */
+    std::string tensor_point_body(const Statement &st, int indent, std::optional<RowSplit> *rows = nullptr,
+                                  std::set<int> *reads = nullptr);
+
+    /** The row split of a one-point kernel (codegen/row_split.h), or nothing: "emit(rows)" writes
+     *  the kernel's body given a RowSplit to fill (throwing RowSplitUnsupported where it cannot
+     *  keep a value by rows), "emit(nullptr)" the one-thread body. */
+    std::string with_row_split(int64_t points, const std::string &kernel,
+                               const std::function<std::string(std::optional<RowSplit> *)> &emit);
+    /** ", long long trl_r0, long long trl_r1" for a row-split kernel. */
+    std::string row_params(const std::string &kernel) const;
+    /** The launch of kernel "name" at "npts" points: TRL_LAUNCH, or TRL_LAUNCH_ROWS with the
+     *  rows and the work of its split values. */
+    std::string launch(const std::string &name, const std::string &npts, const std::string &work) const;
+
+    /** Point coordinates p0.. and equation variables v0.. of tensor statement "st". */
+    void point_vars(const Statement &st, std::string &body, int indent);
+
+    /** Element operations of tensor statement "st" at one batch point (codegen/work_estimate.h),
+     *  not counting the nodes already in "seen". */
+    int64_t statement_work(const Statement &st, std::set<const ir::Node *> &seen) const;
+    /** Element operations of the operand kernel of product "p" over "points" batch points: A's
+     *  DAG at every point, B's once (at point 0), not the product. */
+    static int64_t operand_work(const BlasProduct &p, int64_t points);
+
+    int statement_index(const Statement &st) const { return static_cast<int>(&st - sched_.statements.data()); }
+
+    // ---- matrix products through BLAS (plan in codegen/plan_blas.cpp) -----------
+
+    /** The host lines before the gemm calls of BLAS statement "st" launched with arguments
+     *  "args" (C expressions): the arena addresses of its operands read in place, as
+     *  const typed pointers (names in "a_src" / "b_src", per product; empty: the workspace). */
+    void in_place_operands(const Statement &st, const BlasPlan &bp, const std::vector<std::string> &args,
+                           const std::string &pad, std::vector<std::string> &a_src, std::vector<std::string> &b_src);
+
+    /** The first "count" products of "bp" read from the workspace at this thread's point e. */
+    void bind_products(ExprEmitter &ee, const BlasPlan &bp, size_t count);
+    /** Store the values operand kernel "j" computes for the later kernels (BlasSpill). */
+    void store_spills(ExprEmitter &ee, const BlasPlan &bp, size_t j);
+    /** Make operand node "op" of product "p" read from the workspace at byte "off" (+ "at"
+     *  elements) when it was stored there ("stored") in its own dtype. */
+    void bind_operand(ExprEmitter &ee, const ir::Node &op, const BlasProduct &p, bool stored, int64_t off,
+                      const std::string &at);
+    /** A value of the static shape of "t" in "dt", read from the workspace at byte "off" (+ "at"
+     *  elements): a pointer to its row-major elements, or element 0 of it for a scalar. */
+    static Val workspace_value(const ir::Type &t, DType dt, int64_t off, const std::string &at);
+
+    /** The operand kernel of product "j" of statement "si": A rows per point, B at point 0. */
+    void operand_function(int si, size_t j);
+
+    /** The body of the operand kernel of product "j" of BLAS statement "st" (row split: "rows"
+     *  set; A's rows are split, B and the spills are whole). */
+    std::string operand_body(const Statement &st, const BlasPlan &bp, size_t j, std::optional<RowSplit> *rows);
+
+    /** The kernel of group "g": named after its first statement and its size; a statement the
+     *  loop nest runs in several places (peeled or split loops) can start several groups of
+     *  the same size, so the second and later of those get "_2", "_3", …. */
+    std::string fused_name(int g) const;
+
+    /** One kernel running the statements of group "g" in order at each batch point. */
+    void fused_function(int g);
+
+    /** The member bodies of fused group "g" as a row-split kernel (codegen/row_split.h), or all
+     *  empty (one thread).  A member that cannot be split runs on thread 0 alone; the members
+     *  split must share their row count.  A member that reads what an earlier one writes (or
+     *  writes what it reads or writes) starts with a barrier of the launch's threads, which
+     *  otherwise run the members at their own pace. */
+    std::vector<std::string> fused_row_split(int g);
+    bool plan_overlap(int a, int b) const;
+
+    void statement_function(int si);
+
+    static std::string join(const std::vector<std::string> &xs);
+
+    std::string field(ExprEmitter &ee, const std::string &key, const ir::Node &n);
+
+    /** A trl_field initializer for value "v" (declares its shape array). */
+    std::string field_of(ExprEmitter &ee, const std::string &key, const Val &v, const Loc &loc);
+
+    void loop(const LoopNode &n, int indent);
+
+    /** Before the kernels, when a kernel or host function reads a run-time bound as a value
+     *  (ExprEmitter::BoundValues): TRLG_BOUND(k), a host variable, and on the device a
+     *  __constant__ copy, both set by run_program before the first launch.  No value is
+     *  written here: this text is the same at every value (driver/runtime_bounds.cpp). */
+    std::string bound_value_globals() const;
+
+    /** The loop nest to print: the one reading run-time bounds when there is one. */
+    const LoopNode *root() const { return opts_.loop_nest ? opts_.loop_nest.get() : sched_.root.get(); }
+
+    /** Whether bound number k (Program::bounds order) is read at run time. */
+    bool runtime_bound(size_t k) const { return k < opts_.bounds.size() && opts_.bounds[k].runtime; }
+
+    /** In run_program: the run-time bounds as locals `bound<k>` (read by the loop nest), and
+     *  the record count of every emit stream over a dim they bound. */
+    void runtime_bounds();
+
+    /** The record count of emit "e": the product of its dims' bounds, a literal, or a C++
+     *  product naming the locals in "var" (bound name -> `bound<k>`) of run-time bounds. */
+    std::string stream_points(const ir::Emit &e, const std::map<std::string, std::string> &var) const;
+
+    void run_program();
+
+    void main_function(const std::string &path);
+
+private:
+    const ir::Program &prog_;
+    const Schedule &sched_;
+    const MemPlan &plan_;
+    const SourceManager *sm_;
+    const Pdg *pdg_;
+    CodegenOptions opts_;
+    std::string out_;
+    KernelPlan kp_;  // the blas and fusion passes' decisions
+    std::map<int, std::set<int>> emit_reads_;
+    ExprEmitter::BoundValues bound_values_;      // run-time bounds read by kernels as values
+    std::map<std::string, RowSplit> row_split_;  // kernel name -> its row split (codegen/row_split.h)
+};
+
+}  // namespace trlc::codegen
