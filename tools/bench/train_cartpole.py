@@ -74,7 +74,7 @@ def main():
     ap.add_argument("--trlc", help="the compiler (default: build*/compiler/trlc, else PATH)")
     ap.add_argument("-D", action="append", default=[], metavar="NAME=V", help="bound override")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--threads", type=int, default=1, help="OpenMP threads of the run")
+    ap.add_argument("--threads", type=int, default=1, help="--threads of the run (the runtime's thread team)")
     ap.add_argument("--workdir", default=None, help="where the binary and log go")
     ap.add_argument("--require", type=float, default=None, metavar="X",
                     help="exit 0 iff the last-100 mean return is >= X")
