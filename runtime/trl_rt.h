@@ -30,6 +30,26 @@
 #define TRL_AFTER_LAUNCH() ((void)0)
 #endif
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* The region profiler (--profile FILE.json; runtime/rt/trl_profile.cpp).  trl_prof_on is 1
+ * while it records; run_program sets trl_prof_region_now (TRL_REGION) before each statement's
+ * launches, and the timed calls add their time to that region's category. */
+enum { TRL_PROF_KERNELS, TRL_PROF_PRODUCTS, TRL_PROF_COPIES, TRL_PROF_IO, TRL_PROF_WAITING, TRL_PROF_CATEGORIES };
+extern int trl_prof_on;
+extern int trl_prof_region_now;
+long long trl_prof_now(void);                  /* a timestamp (ns) */
+long long trl_prof_begin(void);                /* a timestamp (ns) opening a timed call */
+void trl_prof_end(long long t0, int category); /* charge now - t0 to the current region */
+void trl_prof_waited(long long ns);            /* waiting inside the current timed call */
+#ifdef __cplusplus
+}
+#endif
+/* TRL_REGION(k) prefixes the first timed call of statement k in run_program (codegen puts it
+ * on that call's line): `TRL_REGION(3) TRL_LAUNCH(k_a_0, ...);`. */
+#define TRL_REGION(k) trl_prof_region_now = (k);
+
 #if defined(__CUDACC__)
 #define TRL_HOST_DEVICE __host__ __device__
 #define TRL_KERNEL __global__ void
@@ -45,9 +65,14 @@
     do {                                                                                                               \
         long long trl_n_ = (n);                                                                                        \
         if (trl_n_ > 0) {                                                                                              \
+            const long long trl_t0_ = trl_prof_on ? trl_prof_begin() : 0;                                              \
             kernel<<<(unsigned)((trl_n_ + 255) / 256), 256>>>(trl_n_, __VA_ARGS__);                                    \
             TRL_CHECK(trl_last_launch_status(ctx));                                                                    \
             TRL_AFTER_LAUNCH();                                                                                        \
+            if (trl_prof_on) {                                                                                         \
+                TRL_CHECK(trl_synchronize(ctx));                                                                       \
+                trl_prof_end(trl_t0_, TRL_PROF_KERNELS);                                                               \
+            }                                                                                                          \
         }                                                                                                              \
     } while (0)
 /* A row-split kernel (compiler/codegen/row_split.h: its signature adds `long long trl_r0,
@@ -58,9 +83,14 @@
     do {                                                                                                               \
         long long trl_n_ = (n);                                                                                        \
         if (trl_n_ > 0) {                                                                                              \
+            const long long trl_t0_ = trl_prof_on ? trl_prof_begin() : 0;                                              \
             kernel<<<(unsigned)((trl_n_ + 255) / 256), 256>>>(trl_n_, 0LL, (long long)(rows), __VA_ARGS__);            \
             TRL_CHECK(trl_last_launch_status(ctx));                                                                    \
             TRL_AFTER_LAUNCH();                                                                                        \
+            if (trl_prof_on) {                                                                                         \
+                TRL_CHECK(trl_synchronize(ctx));                                                                       \
+                trl_prof_end(trl_t0_, TRL_PROF_KERNELS);                                                               \
+            }                                                                                                          \
         }                                                                                                              \
     } while (0)
 #else
@@ -79,9 +109,11 @@
     do {                                                                                                               \
         long long trl_n_ = (n);                                                                                        \
         if (trl_n_ > 0) {                                                                                              \
+            const long long trl_t0_ = trl_prof_on ? trl_prof_begin() : 0;                                              \
             trl_host_launch(ctx, trl_n_, (work),                                                                       \
                             [&](long long trl_lo, long long trl_hi) { kernel(trl_lo, trl_hi, __VA_ARGS__); });         \
             TRL_AFTER_LAUNCH();                                                                                        \
+            if (trl_prof_on) trl_prof_end(trl_t0_, TRL_PROF_KERNELS);                                                  \
         }                                                                                                              \
     } while (0)
 /* A row-split kernel (compiler/codegen/row_split.h) at its n points, its split values' "rows"
@@ -93,10 +125,12 @@
     do {                                                                                                               \
         long long trl_n_ = (n);                                                                                        \
         if (trl_n_ > 0) {                                                                                              \
+            const long long trl_t0_ = trl_prof_on ? trl_prof_begin() : 0;                                              \
             trl_host_launch_rows(ctx, (rows), (work), [&](long long trl_r0, long long trl_r1) {                        \
                 kernel(0, trl_n_, trl_r0, trl_r1, __VA_ARGS__);                                                        \
             });                                                                                                        \
             TRL_AFTER_LAUNCH();                                                                                        \
+            if (trl_prof_on) trl_prof_end(trl_t0_, TRL_PROF_KERNELS);                                                  \
         }                                                                                                              \
     } while (0)
 #ifdef __cplusplus
@@ -236,11 +270,32 @@ typedef struct trl_program_info {
     const unsigned char *stream_guarded;
     const long long *bound_min;         /* run-time bounds: the smallest value accepted (or null) */
     const char *const *bound_fixed_why; /* fixed bounds: why, for --help (or null) */
+    /* FNV-1a 64 of the generated source (without this field): a checkpoint records it, and
+     * --resume refuses one written by another program or build. */
+    uint64_t program_hash;
+    /* 1: run_program calls trl_checkpoint_iteration at the end of each iteration of its
+     * outermost loop (--checkpoint works); 0: the program has no loop to checkpoint. */
+    int checkpoint_loop;
+    /* The profiler's regions (--profile): one per statement of the schedule, in its order, a
+     * line each ("\n"-terminated) of 3 tab-separated fields: the statement's tensor (or emit
+     * stream, saved file), its group (acting, environment step, returns/advantages, loss and
+     * gradient, optimizer, metrics, other) and its source position "file:line". */
+    int num_regions;
+    const char *regions;
 } trl_program_info;
 
 /* Parse argv (--seed N, --log FILE, --bound NAME=V, --threads N, --quiet, --help), allocate
  * the arena, open the log.  Prints its own messages. */
 int trl_init(trl_ctx **ctx, const trl_program_info *info, int argc, char **argv);
+/* Checkpoint and resume (--checkpoint FILE [--checkpoint-every N] [--resume];
+ * runtime/rt/trl_checkpoint.cpp).  run_program calls trl_checkpoint_resume right before its
+ * outermost loop, whose first value is *first and step "step": when the run resumes a
+ * checkpoint, the arena and the emit streams' state are put back and *first becomes the value
+ * after the checkpoint's last iteration; and trl_checkpoint_iteration(ctx, c) at the end of iteration c,
+ * which writes FILE every N-th iteration (default: once a minute of wall time). */
+int trl_checkpoint_resume(trl_ctx *ctx, long long *first, long long step);
+int trl_checkpoint_iteration(trl_ctx *ctx, long long iteration);
+
 /* Process exit code for a status: 0 for TRL_OK / TRL_EXIT_SUCCESS, 1 user errors, 2 others. */
 int trl_exit_code(int status);
 /* Flush and close logs, print "arena: N bytes, peak memory: M bytes" (unless --quiet), free

@@ -1,6 +1,8 @@
 // emit_host — the host side of a generated program (codegen/program_emitter.h): the file header
 // and the order of its parts (run), run_program with the schedule's loop nest and its launches,
 // the host functions of emits and saves, the run-time bounds read as values, and main.
+#include <cstdio>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -74,6 +76,18 @@ void ProgramEmitter::loop(const LoopNode &n, int indent) {
     switch (n.kind) {
     case LoopNode::For: {
         std::string c = "c" + std::to_string(n.var);
+        if (&n == checkpoint_loop()) {  // runtime/rt/trl_checkpoint.cpp: resume after, checkpoint at the end
+            out_ +=
+                pad + "{  // the outermost loop: --checkpoint writes at the end of an iteration, --resume continues\n";
+            out_ += pad + "    long long " + c + "_first = " + ast_c(*n.init) + ";  // or after the checkpoint's\n";
+            out_ += pad + "    TRL_CHECK(trl_checkpoint_resume(ctx, &" + c + "_first, " + ast_c(*n.step) + "));\n";
+            out_ += pad + "    for (long long " + c + " = " + c + "_first; " + ast_c(*n.cond) + "; " + c +
+                    " += " + ast_c(*n.step) + ") {\n";
+            for (const auto &ch : n.children) loop(*ch, indent + 2);
+            out_ += pad + "        TRL_CHECK(trl_checkpoint_iteration(ctx, " + c + "));\n";
+            out_ += pad + "    }\n" + pad + "}\n";
+            return;
+        }
         out_ += pad + "for (long long " + c + " = " + ast_c(*n.init) + "; " + ast_c(*n.cond) + "; " + c +
                 " += " + ast_c(*n.step) + ") {\n";
         for (const auto &ch : n.children) loop(*ch, indent + 1);
@@ -105,6 +119,7 @@ void ProgramEmitter::loop(const LoopNode &n, int indent) {
             }
             const Statement &st = sched_.statements.at(kp_.groups[g].front());
             const int64_t npts = batch_count(st, prog_.tensors.at(st.index).dims);
+            out_ += region_mark(kp_.groups[g].front());  // fused: its first statement's region
             std::set<const ir::Node *> seen;
             int64_t work = 0;
             for (int m : kp_.groups[g]) work += statement_work(sched_.statements.at(m), seen);
@@ -114,6 +129,7 @@ void ProgramEmitter::loop(const LoopNode &n, int indent) {
         return;
     case LoopNode::User: {
         const Statement &st = sched_.statements.at(n.stmt);
+        out_ += region_mark(n.stmt);  // the profiler's region (--profile)
         std::string args;
         for (const auto &a : n.args) args += ", " + ast_c(*a);
         std::string fname = "k_" + ident(st.name);
@@ -232,6 +248,54 @@ std::string ProgramEmitter::stream_points(const ir::Emit &e, const std::map<std:
     return fixed == 1 ? n : n + " * " + lit_int(fixed);  // bound0 * 512
 }
 
+const LoopNode *ProgramEmitter::checkpoint_loop() const {
+    const LoopNode *r = root();
+    if (!r) return nullptr;
+    std::function<int(const LoopNode &)> statements = [&](const LoopNode &n) {
+        int k = n.kind == LoopNode::User ? 1 : 0;
+        for (const auto &ch : n.children) k += statements(*ch);
+        return k;
+    };
+    // The loops at the top level: the root's, through blocks (not through ifs or loops).
+    const LoopNode *best = nullptr;
+    int most = 0;
+    std::function<void(const LoopNode &)> top = [&](const LoopNode &n) {
+        if (n.kind == LoopNode::Block)
+            for (const auto &ch : n.children) top(*ch);
+        else if (n.kind == LoopNode::For && statements(n) > most)
+            best = &n, most = statements(n);
+    };
+    top(*r);
+    return best;
+}
+
+std::string ProgramEmitter::region_mark(int stmt) { return "\x01" + std::to_string(stmt) + "\x01"; }
+
+void ProgramEmitter::place_regions() {
+    // Each mark becomes "TRL_REGION(k) " in front of the first call after it (a launch, a
+    // product, an emit or save function), on that call's line: the source stays as long as
+    // without the profiler, and checks of consecutive launches still see one per line.
+    std::string out;
+    size_t at = 0;
+    while (true) {
+        size_t m = out_.find('\x01', at);
+        if (m == std::string::npos) break;
+        size_t e = out_.find('\x01', m + 1);
+        out += out_.substr(at, m - at);
+        const std::string k = out_.substr(m + 1, e - m - 1);
+        at = e + 1;
+        size_t next_mark = out_.find('\x01', at), best = std::string::npos;
+        for (const char *call : {"TRL_LAUNCH", "TRL_CHECK(trl_gemm", "k_emit_", "k_save_"}) {
+            size_t c = out_.find(call, at);
+            if (c < best) best = c;
+        }
+        if (best == std::string::npos || best > next_mark) continue;  // nothing timed here
+        out += out_.substr(at, best - at) + "TRL_REGION(" + k + ") ";
+        at = best;
+    }
+    out_ = out + out_.substr(at);
+}
+
 void ProgramEmitter::run_program() {
     out_ += "\n// The schedule's loop nest (--emit=schedule).\n";
     out_ += "static void run_program(trl_ctx *ctx) {\n";
@@ -260,6 +324,7 @@ void ProgramEmitter::run_program() {
     }
     runtime_bounds();
     if (root()) loop(*root(), 1);
+    place_regions();
     out_ += "    TRL_CHECK(trl_synchronize(ctx));\n}\n";
 }
 
@@ -302,6 +367,7 @@ void ProgramEmitter::main_function(const std::string &path) {
         out_ += "static const long long kStreamPoints[] = {" + pts + "};\n";
         out_ += "static const unsigned char kStreamGuarded[] = {" + guarded + "};  // emit ... when\n";
     }
+    out_ += region_table();
     out_ += "static const trl_program_info kProgramInfo = {\n";
     out_ += "    " + c_string(base) + ", " + c_string(path) + ", kArenaBytes,\n";
     const bool nob = bounds.empty();  // no bound tables (kBoundNames ... kBoundFixedWhy)
@@ -310,7 +376,16 @@ void ProgramEmitter::main_function(const std::string &path) {
     out_ += "    " + ns + ", " + (prog_.emits.empty() ? "nullptr, nullptr" : "kStreamNames, kStreamPoints") + ",\n";
     out_ += "    0 /* default seed, as trlc --interpret */, kLoadBytes, " +
             std::string(prog_.emits.empty() ? "nullptr" : "kStreamGuarded") + ",\n";
-    out_ += std::string("    ") + (nob ? "nullptr, nullptr" : "kBoundMin, kBoundFixedWhy") + "};\n\n";
+    out_ += std::string("    ") + (nob ? "nullptr, nullptr" : "kBoundMin, kBoundFixedWhy") + ",\n";
+    // The program's hash (FNV-1a 64 of the source so far): a checkpoint from another program
+    // or build is refused by --resume.
+    uint64_t h = 1469598103934665603ULL;
+    for (unsigned char ch : out_) h = (h ^ ch) * 1099511628211ULL;
+    char hex[32];
+    std::snprintf(hex, sizeof hex, "0x%016llxULL", static_cast<unsigned long long>(h));
+    out_ += std::string("    ") + hex + " /* program hash */, " + (checkpoint_loop() ? "1" : "0") +
+            " /* run_program checkpoints its outermost loop */,\n    " + std::to_string(sched_.statements.size()) +
+            ", kRegions};\n\n";
     // The passive OpenMP wait (dsl/README §7.7) is registered here, in the translation unit
     // of main, never in the runtime: an application that embeds this source under its own
     // main (TRL_NO_MAIN) keeps its process and environment as they are.

@@ -66,6 +66,11 @@ Val ExprEmitter::emit_read(const ir::Node &n) {
         p.push_back("");
     }
     if (slice_pos.empty()) {
+        // One float or i32 array or scalar: its typed pointer (or load) is the only use of the
+        // address, which goes in place (one line instead of a `const char *src` and the view).
+        const DType dt = x.type.dtype;
+        if (!x.type.is_tuple && (dt == DType::F32 || dt == DType::F64 || dt == DType::I32))
+            return view_value(x.type, address(n.tensor, p), 0, n.tensor);
         std::string a = fresh("src");
         line("const char *" + a + " = " + address(n.tensor, p) + ";");
         return view_value(x.type, a, 0, n.tensor);

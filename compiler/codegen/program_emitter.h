@@ -140,6 +140,17 @@ public:
 
     /** The loop nest to print: the one reading run-time bounds when there is one. */
     const LoopNode *root() const { return opts_.loop_nest ? opts_.loop_nest.get() : sched_.root.get(); }
+    /** The loop whose iterations --checkpoint ends at (runtime/rt/trl_checkpoint.cpp): the
+     *  root when it is a loop, else the top-level loop of the root block holding the most
+     *  statements (a training program's iteration loop); null when there is none. */
+    const LoopNode *checkpoint_loop() const;
+    /** kRegions: the profiler's region of each statement (--profile, runtime/rt/trl_profile.cpp):
+     *  its tensor, emit stream or saved file, its group (region_group) and its source position. */
+    std::string region_table() const;
+    /** A mark for the profiler's region of statement "stmt" in run_program's text, made a
+     *  TRL_REGION(k) prefix of the next timed call by place_regions (emit_host.cpp). */
+    static std::string region_mark(int stmt);
+    void place_regions();
 
     /** Whether bound number k (Program::bounds order) is read at run time. */
     bool runtime_bound(size_t k) const { return k < opts_.bounds.size() && opts_.bounds[k].runtime; }

@@ -122,9 +122,8 @@ const char *const kNoLibmFolding[] = {
 std::vector<std::string> host_flags(const BuildOptions &opts, const std::string &olevel) {
     std::vector<std::string> f = {env_or("CXX", "c++"), "-std=c++17", olevel};
     if (!opts.march.empty() && opts.march != "none") f.push_back("-march=" + opts.march);
-    for (const char *a :
-         {"-fopenmp", "-ffp-contract=off", "-fno-strict-aliasing", "-fno-math-errno", "-fno-tree-slp-vectorize",
-          "-mno-red-zone"})
+    for (const char *a : {"-fopenmp", "-ffp-contract=off", "-fno-strict-aliasing", "-fno-math-errno",
+                          "-fno-tree-slp-vectorize", "-mno-red-zone"})
         f.push_back(a);
     for (const char *a : kNoLibmFolding) f.push_back(a);
     if (!opts.sanitize.empty())  // compile and link: the one command does both
@@ -311,10 +310,11 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
 #endif
         std::vector<std::string> rt_inputs;
         if (!opts.standalone)  // else the runtime is inside the source
-            rt_inputs = runtime_objects(
-                argv,
-                {rt + "/rt/trl_rt_common.cpp", rt + "/rt/trl_rt_host.cpp", rt + "/trl_npy.cpp", rt + "/trl_json.cpp"},
-                rt, opts.cache_dir, tmpdir);
+            rt_inputs = runtime_objects(argv,
+                                        {rt + "/rt/trl_rt_common.cpp", rt + "/rt/trl_checkpoint.cpp",
+                                         rt + "/rt/trl_profile.cpp", rt + "/rt/trl_rt_host.cpp", rt + "/trl_npy.cpp",
+                                         rt + "/trl_json.cpp"},
+                                        rt, opts.cache_dir, tmpdir);
         for (const std::string &a : {std::string("-x"), std::string("c++"), cu, std::string("-x"), std::string("none")})
             argv.push_back(a);
         argv.insert(argv.end(), rt_inputs.begin(), rt_inputs.end());
@@ -346,10 +346,11 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
         argv.push_back("-gencode");
         argv.push_back("arch=compute_" + top.substr(3) + ",code=compute_" + top.substr(3));
         if (!opts.standalone) {  // else the runtime is inside the source
-            std::vector<std::string> rt_inputs = runtime_objects(
-                argv,
-                {rt + "/rt/trl_rt_cuda.cu", rt + "/rt/trl_rt_common.cpp", rt + "/trl_npy.cpp", rt + "/trl_json.cpp"},
-                rt, opts.cache_dir, tmpdir);
+            std::vector<std::string> rt_inputs =
+                runtime_objects(argv,
+                                {rt + "/rt/trl_rt_cuda.cu", rt + "/rt/trl_rt_common.cpp", rt + "/rt/trl_checkpoint.cpp",
+                                 rt + "/rt/trl_profile.cpp", rt + "/trl_npy.cpp", rt + "/trl_json.cpp"},
+                                rt, opts.cache_dir, tmpdir);
             argv.push_back(cu);
             argv.insert(argv.end(), rt_inputs.begin(), rt_inputs.end());
         } else {

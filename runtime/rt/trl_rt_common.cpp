@@ -93,6 +93,18 @@ void print_help(const trl_program_info *info, const std::string &prog) {
     std::printf("  --threads N      use N threads (host only; default: the CPUs allowed; the output\n"
                 "                   does not depend on it)\n");
     std::printf("  --quiet          no progress line and no memory summary on stderr\n");
+    std::printf("  --profile FILE.json  time per region of the program (tensor equations, emits, saves)\n"
+                "                   and per category (kernels, products, copies, io, waiting); a table\n"
+                "                   on stderr, the whole profile in FILE.json\n");
+    if (info->checkpoint_loop) {
+        std::printf("  --checkpoint FILE  write a checkpoint to FILE (FILE.tmp, then renamed) at the end of\n"
+                    "                   an iteration of the outermost loop: about %zu bytes (the arena) and\n"
+                    "                   the emit streams' state; needs --log FILE when the program emits\n",
+                    info->arena_bytes);
+        std::printf("  --checkpoint-every N  every N-th iteration (default: once a minute of wall time)\n");
+        std::printf("  --resume         continue from the --checkpoint FILE when it exists (from the start\n"
+                    "                   otherwise), the log cut back to it; same seed and bounds\n");
+    }
     std::printf("  --help           print this help and exit\n");
     if (info->num_bounds > 0) {
         std::printf("\nBounds:\n");
@@ -337,6 +349,23 @@ int trl_init(trl_ctx **out, const trl_program_info *info, int argc, char **argv)
             if (!parse_ll(v.c_str(), &n) || n < 1 || n > 4096)
                 return usage("--threads '" + v + "' is not a positive integer");
             ctx->threads = static_cast<int>(n);
+        } else if (opt == "--profile") {
+            std::string v;
+            if (!value(&v) || v.empty()) return usage("--profile needs a file name: --profile FILE.json");
+            ctx->profile_path = v;
+        } else if (opt == "--checkpoint") {
+            std::string v;
+            if (!value(&v) || v.empty()) return usage("--checkpoint needs a file name: --checkpoint FILE");
+            ctx->checkpoint_path = v;
+        } else if (opt == "--checkpoint-every") {
+            std::string v;
+            long long n = 0;
+            if (!value(&v)) return usage("--checkpoint-every needs a value: --checkpoint-every N");
+            if (!parse_ll(v.c_str(), &n) || n < 1)
+                return usage("--checkpoint-every '" + v + "' is not a positive integer");
+            ctx->checkpoint_every = n;
+        } else if (opt == "--resume") {
+            ctx->resume_requested = true;
         } else if (opt == "--bound") {
             std::string v;
             if (!value(&v)) return usage("--bound needs a value: --bound NAME=VALUE");
@@ -348,6 +377,14 @@ int trl_init(trl_ctx **out, const trl_program_info *info, int argc, char **argv)
             return usage("unknown argument '" + a + "'");
         }
     }
+    if (ctx->checkpoint_path.empty() && (ctx->resume_requested || ctx->checkpoint_every > 0))
+        return usage(std::string(ctx->resume_requested ? "--resume" : "--checkpoint-every") +
+                     " needs --checkpoint FILE");
+    if (!ctx->checkpoint_path.empty() && !info->checkpoint_loop)
+        return usage("--checkpoint: this program has no loop to checkpoint (it runs its statements once)");
+    if (!ctx->checkpoint_path.empty() && info->num_streams > 0 && ctx->log_path.empty())
+        return usage("--checkpoint needs --log FILE: a resumed run cuts the log back to the checkpoint and "
+                     "appends to it (stdout cannot be cut)");
 #ifdef _OPENMP
     if (ctx->threads > 0) omp_set_num_threads(ctx->threads);
 #endif
@@ -356,7 +393,16 @@ int trl_init(trl_ctx **out, const trl_program_info *info, int argc, char **argv)
     for (int s = 0; s < info->num_streams; ++s)
         ctx->stream_points.push_back(info->stream_points ? info->stream_points[s] : -1);
     ctx->out = stdout;
-    if (!ctx->log_path.empty()) {
+    ctx->arena_bytes = info->arena_bytes;
+    if (ctx->resume_requested) {
+        int rc = trl_rt::checkpoint_load(ctx);
+        if (rc == TRL_OK) rc = trl_rt::checkpoint_open_log(ctx);
+        if (rc != TRL_OK) {
+            delete ctx;
+            return rc;
+        }
+    }
+    if (!ctx->log_path.empty() && !ctx->resume.valid) {
         ctx->out = std::fopen(ctx->log_path.c_str(), "w");
         if (!ctx->out) {
             std::fprintf(stderr, "%s: error: cannot open log file '%s': %s\n", prog.c_str(), ctx->log_path.c_str(),
@@ -378,7 +424,8 @@ int trl_init(trl_ctx **out, const trl_program_info *info, int argc, char **argv)
     }
     ctx->progress = !ctx->quiet && isatty(STDERR_FILENO) && info->num_streams > 0;
     g_ctx = ctx;
-    ctx->start_time = ctx->last_progress = trl_now_seconds();
+    ctx->start_time = ctx->last_progress = ctx->last_checkpoint = trl_now_seconds();
+    trl_rt::profile_start(ctx);
     *out = ctx;
     return TRL_OK;
 }
@@ -390,6 +437,8 @@ void trl_set_stream_points(trl_ctx *ctx, int stream, long long points) {
 int trl_finish(trl_ctx *ctx) {
     if (!ctx) return trl_exit_code(TRL_EINTERNAL);
     int status = trl_synchronize(ctx);
+    int prof = trl_rt::profile_finish(ctx);
+    if (status == TRL_OK) status = prof;
     flush_pending(ctx, true);
     progress_line(ctx, true);
     std::fflush(ctx->out);
@@ -426,6 +475,7 @@ int trl_workspace(trl_ctx *ctx, size_t bytes, void **out) {
 /* trl_gemm's checks, shared by its two forms; the device layer computes the product. */
 static int gemm_checked(trl_ctx *ctx, int dtype, bool trans_a, long long m, long long n, long long k, const void *a,
                         const void *b, void *c) {
+    trl_rt::ProfScope prof(TRL_PROF_PRODUCTS);
     if (m < 0 || n < 0 || k < 0 || m > 0x7fffffff || n > 0x7fffffff || k > 0x7fffffff)
         return trl_rt::set_error(ctx, TRL_EINTERNAL, "trl_gemm: bad extents");
     if (dtype != TRL_F32 && dtype != TRL_F64)
@@ -450,6 +500,8 @@ long long trl_bound(trl_ctx *ctx, int k) {
 }
 
 int trl_emit_skip(trl_ctx *ctx, int stream, long long index) {
+    trl_rt::ProfScope prof(TRL_PROF_IO);
+    if (ctx->replaying) return TRL_OK;  // resuming: the log holds it (trl_checkpoint.cpp)
     int rc = check_point(ctx, stream, index);
     if (rc != TRL_OK) return rc;
     ++ctx->points_done[stream];
@@ -460,6 +512,8 @@ int trl_emit_skip(trl_ctx *ctx, int stream, long long index) {
 }
 
 int trl_emit(trl_ctx *ctx, int stream, long long index, const trl_field *fields, int num_fields) {
+    trl_rt::ProfScope prof(TRL_PROF_IO);
+    if (ctx->replaying) return TRL_OK;  // resuming: the log holds it (trl_checkpoint.cpp)
     int rc = check_point(ctx, stream, index);
     if (rc != TRL_OK) return rc;
     std::string line = "{";
@@ -481,6 +535,7 @@ int trl_emit(trl_ctx *ctx, int stream, long long index, const trl_field *fields,
 }
 
 int trl_save(trl_ctx *ctx, const char *path, const trl_field *arrays, int num_arrays) {
+    trl_rt::ProfScope prof(TRL_PROF_IO);
     std::vector<trl::NpzMember> members;
     for (int i = 0; i < num_arrays; ++i) {
         const trl_field &f = arrays[i];

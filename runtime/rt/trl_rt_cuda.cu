@@ -83,12 +83,14 @@ void device_release(trl_ctx *ctx) {
 extern "C" {
 
 int trl_to_host(trl_ctx *ctx, void *dst, const void *device_src, size_t bytes) {
+    trl_rt::ProfScope prof(TRL_PROF_COPIES);
     if (!bytes) return TRL_OK;
     cudaError_t e = cudaMemcpy(dst, device_src, bytes, cudaMemcpyDeviceToHost);
     return e == cudaSuccess ? TRL_OK : cuda_error(ctx, e, "cudaMemcpy to the host");
 }
 
 int trl_to_device(trl_ctx *ctx, void *device_dst, const void *src, size_t bytes) {
+    trl_rt::ProfScope prof(TRL_PROF_COPIES);
     if (!bytes) return TRL_OK;
     cudaError_t e = cudaMemcpy(device_dst, src, bytes, cudaMemcpyHostToDevice);
     return e == cudaSuccess ? TRL_OK : cuda_error(ctx, e, "cudaMemcpy to the device");

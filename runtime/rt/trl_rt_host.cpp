@@ -182,10 +182,12 @@ struct Team {
         tl_team = nullptr;
         // Spin for the other parts; yield now and then, in case a team thread waits for this
         // CPU (more threads than CPUs).
+        const long long w0 = trl_prof_on ? trl_prof_now() : 0;
         for (unsigned spins = 1; pending.load(std::memory_order_acquire) > 0; ++spins) {
             cpu_relax();
             if (spins % 1024 == 0) std::this_thread::yield();
         }
+        if (trl_prof_on) trl_prof_waited(trl_prof_now() - w0);
     }
 
     /** Times empty splits over every thread (after a few that wake sleeping workers) and sets
@@ -340,13 +342,20 @@ void device_release(trl_ctx *ctx) {
 extern "C" {
 
 int trl_to_host(trl_ctx *ctx, void *dst, const void *device_src, size_t bytes) {
-    // The generated program's host mirror is the arena itself on the host: nothing to copy.
-    if (bytes && dst != device_src) std::memcpy(dst, device_src, bytes);
+    // The generated program's host mirror is the arena itself on the host: nothing to copy
+    // (and nothing for the profiler to time).
+    if (bytes && dst != device_src) {
+        trl_rt::ProfScope prof(TRL_PROF_COPIES);
+        std::memcpy(dst, device_src, bytes);
+    }
     return TRL_OK;
 }
 
 int trl_to_device(trl_ctx *ctx, void *device_dst, const void *src, size_t bytes) {
-    if (bytes && device_dst != src) std::memcpy(device_dst, src, bytes);
+    if (bytes && device_dst != src) {
+        trl_rt::ProfScope prof(TRL_PROF_COPIES);
+        std::memcpy(device_dst, src, bytes);
+    }
     return TRL_OK;
 }
 

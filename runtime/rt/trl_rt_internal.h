@@ -10,6 +10,33 @@
 
 #include "trl_rt.h"
 
+namespace trl_rt {
+/** Charges the time of its scope to the profiler's current region in "category" when
+ *  --profile records (trl_profile.cpp). */
+struct ProfScope {
+    long long t0;
+    int category;
+    explicit ProfScope(int c) : t0(trl_prof_on ? trl_prof_begin() : 0), category(c) {}
+    ~ProfScope() {
+        if (trl_prof_on) trl_prof_end(t0, category);
+    }
+};
+
+/** What trl_init read from a checkpoint to resume (trl_checkpoint.cpp), until run_program
+ *  reaches the outermost loop and trl_checkpoint_resume puts it back. */
+struct Resume {
+    bool valid = false;
+    long long iteration = 0;  // the loop value of the last iteration the checkpoint holds
+    unsigned long long iterations_done = 0;
+    std::vector<long long> next_index, points_done, stream_points;
+    int cur_stream = 0;
+    long long records = 0;
+    unsigned long long log_bytes = 0;
+    std::map<std::pair<int, long long>, std::string> pending;
+    std::string arena;
+};
+}  // namespace trl_rt
+
 struct trl_ctx {
     const trl_program_info *info = nullptr;
     std::string prog;  // argv[0]'s base name, for messages
@@ -37,6 +64,16 @@ struct trl_ctx {
     double start_time = 0, last_progress = 0;
     long long records = 0;
     std::vector<long long> points_done;  // per stream: points emitted or skipped (guard false)
+    // Checkpoints (trl_checkpoint.cpp): --checkpoint FILE, --checkpoint-every N (0: every ~60 s
+    // of wall time), --resume.
+    std::string checkpoint_path;
+    long long checkpoint_every = 0;
+    bool resume_requested = false;
+    bool replaying = false;                  // resuming, before the outermost loop: emits are in the log already
+    unsigned long long iterations_done = 0;  // of the outermost loop, resumed runs included
+    double last_checkpoint = 0;
+    trl_rt::Resume resume;
+    std::string profile_path;  // --profile FILE.json (trl_profile.cpp)
 };
 
 namespace trl_rt {
@@ -55,6 +92,18 @@ int device_gemm(trl_ctx *ctx, int dtype, bool trans_a, long long m, long long n,
                 const void *b, void *c);
 /** Name of the device layer for --help ("host (OpenMP)", "cuda"). */
 const char *device_name();
+
+/** --resume: read and check ctx->checkpoint_path (absent: nothing to resume), keeping its
+ *  state in ctx->resume; a foreign, truncated or corrupted file prints an error (TRL_EIO). */
+int checkpoint_load(trl_ctx *ctx);
+/** When resuming: open the log without truncating it and cut it to the checkpoint's length. */
+int checkpoint_open_log(trl_ctx *ctx);
+
+/** --profile: calibrate the timer and start recording (trl_init); write FILE.json and the table
+ *  on stderr (trl_finish); count an iteration of the outermost loop (the balance report). */
+void profile_start(trl_ctx *ctx);
+int profile_finish(trl_ctx *ctx);
+void profile_count_iteration();
 
 /** Record "message" as ctx->last_error and return "status". */
 int set_error(trl_ctx *ctx, int status, const std::string &message);

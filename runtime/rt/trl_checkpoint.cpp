@@ -1,0 +1,289 @@
+// trl_checkpoint — checkpoint and resume of a generated program (issue 15 point 1):
+// `prog --checkpoint FILE [--checkpoint-every N] [--resume]`.
+//
+// What a checkpoint holds: everything the rest of the run reads at the end of an iteration of
+// the program's outermost loop (the one codegen marks with trl_checkpoint_iteration): the arena
+// (the memory plan's one allocation: every tensor value a later statement reads lives there),
+// the loop value reached, the emit streams' state (the next record of each stream, the records
+// still held by the reorder buffer, the log's length), and what must match to continue: the
+// program's hash (computed by trlc over the generated source), the seed and every bound.  The
+// random streams are counter-based (Philox keyed by statement and point), so no generator
+// state exists; loaded tensors are read again at start, the workspace holds nothing across
+// statements.
+//
+// File format (little-endian, native layout of the fixed-size fields):
+//   "TRLCKPT\1", u64 program hash, u64 seed, u32 bounds, i64 bound values...,
+//   i64 iteration value, u64 iterations done, u64 arena bytes,
+//   u32 streams, per stream { i64 next index, i64 points done, i64 points }, i32 current stream,
+//   i64 records, u64 log length, u64 held records, per record { i32 stream, i64 index, u64 n,
+//   n bytes }, the arena, u64 FNV-1a 64 of every byte before it.
+// Written to FILE.tmp, fsync'd, renamed over FILE (a crash leaves the previous checkpoint), after
+// the log was flushed and fsync'd (so the log holds at least "log length" bytes).
+//
+// Resume: trl_init reads and checks FILE (a checksum, the hash, seed and bounds; a mismatch or a
+// truncated file is an error naming the file, exit 1), opens the log without truncating it and
+// cuts it to the checkpoint's length.  run_program runs what comes before the outermost loop
+// again (its emits are dropped: they are in the log already), then trl_checkpoint_resume copies
+// the arena back and the loop continues after the checkpoint's iteration.  The records of the
+// resumed run follow the log's kept bytes exactly as in an uninterrupted run.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "rt/trl_rt_internal.h"
+
+namespace {
+
+const char kCkptMagic[8] = {'T', 'R', 'L', 'C', 'K', 'P', 'T', '\1'};
+
+uint64_t ckpt_hash(const char *p, size_t n, uint64_t h = 1469598103934665603ULL) {
+    for (size_t i = 0; i < n; ++i) h = (h ^ static_cast<unsigned char>(p[i])) * 1099511628211ULL;
+    return h;
+}
+
+struct CkptWriter {
+    std::string bytes;
+    template <class T>
+    void put(T v) {
+        bytes.append(reinterpret_cast<const char *>(&v), sizeof v);
+    }
+    void put_bytes(const void *p, size_t n) { bytes.append(static_cast<const char *>(p), n); }
+};
+
+struct CkptReader {
+    const std::string &bytes;
+    size_t at = 0;
+    bool ok = true;
+    template <class T>
+    T get() {
+        T v{};
+        if (at + sizeof v > bytes.size()) {
+            ok = false;
+            return v;
+        }
+        std::memcpy(&v, bytes.data() + at, sizeof v);
+        at += sizeof v;
+        return v;
+    }
+    std::string get_bytes(uint64_t n) {
+        if (n > bytes.size() - at) {
+            ok = false;
+            return {};
+        }
+        std::string s = bytes.substr(at, n);
+        at += n;
+        return s;
+    }
+};
+
+bool ckpt_read_file(const std::string &path, std::string *out) {
+    FILE *f = std::fopen(path.c_str(), "rb");
+    if (!f) return false;
+    char buf[1 << 16];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out->append(buf, n);
+    bool ok = !std::ferror(f);
+    std::fclose(f);
+    return ok;
+}
+
+int ckpt_fail(trl_ctx *ctx, const std::string &message) {
+    std::fprintf(stderr, "%s: error: %s\n", ctx->prog.c_str(), message.c_str());
+    return TRL_EIO;
+}
+
+}  // namespace
+
+namespace trl_rt {
+
+int checkpoint_load(trl_ctx *ctx) {
+    const std::string &path = ctx->checkpoint_path;
+    std::string data;
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0) {
+        if (errno == ENOENT) return TRL_OK;  // nothing to resume: start from the beginning
+        return ckpt_fail(ctx, "cannot read the checkpoint '" + path + "': " + std::strerror(errno));
+    }
+    if (!ckpt_read_file(path, &data))
+        return ckpt_fail(ctx, "cannot read the checkpoint '" + path + "': " + std::strerror(errno));
+    const std::string what = "the checkpoint '" + path + "'";
+    if (data.size() < sizeof kCkptMagic + 8 || std::memcmp(data.data(), kCkptMagic, sizeof kCkptMagic) != 0)
+        return ckpt_fail(ctx, what + " is not a checkpoint of a trlc program (or of an older format)");
+    uint64_t sum;
+    std::memcpy(&sum, data.data() + data.size() - 8, 8);
+    if (ckpt_hash(data.data(), data.size() - 8) != sum)
+        return ckpt_fail(ctx,
+                         what + " is truncated or corrupted (its checksum does not match); delete it to start over");
+    CkptReader r{data, sizeof kCkptMagic};
+    const uint64_t hash = r.get<uint64_t>(), seed = r.get<uint64_t>();
+    if (hash != ctx->info->program_hash)
+        return ckpt_fail(ctx, what + " was written by another program (or another build of it): its hash " +
+                                  std::to_string(hash) + " is not this program's " +
+                                  std::to_string(ctx->info->program_hash));
+    if (seed != ctx->seed)
+        return ckpt_fail(ctx, what + " was written with --seed " + std::to_string(seed) + ", not " +
+                                  std::to_string(ctx->seed));
+    const uint32_t nb = r.get<uint32_t>();
+    if (nb != ctx->bounds.size()) return ckpt_fail(ctx, what + " does not match this program's bounds");
+    for (uint32_t k = 0; k < nb; ++k) {
+        long long v = r.get<long long>();
+        if (v != ctx->bounds[k])
+            return ckpt_fail(ctx, what + " was written with bound " + ctx->info->bound_names[k] + " = " +
+                                      std::to_string(v) + ", not " + std::to_string(ctx->bounds[k]));
+    }
+    Resume &res = ctx->resume;
+    res.iteration = r.get<long long>();
+    res.iterations_done = r.get<uint64_t>();
+    const uint64_t arena = r.get<uint64_t>();
+    if (arena != ctx->arena_bytes) return ckpt_fail(ctx, what + " holds an arena of another size");
+    const uint32_t ns = r.get<uint32_t>();
+    if (ns != static_cast<uint32_t>(ctx->info->num_streams)) return ckpt_fail(ctx, what + " has other emit streams");
+    res.next_index.resize(ns);
+    res.points_done.resize(ns);
+    res.stream_points.resize(ns);
+    for (uint32_t s = 0; s < ns; ++s) {
+        res.next_index[s] = r.get<long long>();
+        res.points_done[s] = r.get<long long>();
+        res.stream_points[s] = r.get<long long>();
+    }
+    res.cur_stream = r.get<int>();
+    res.records = r.get<long long>();
+    res.log_bytes = r.get<uint64_t>();
+    const uint64_t held = r.get<uint64_t>();
+    for (uint64_t i = 0; i < held && r.ok; ++i) {
+        int s = r.get<int>();
+        long long index = r.get<long long>();
+        uint64_t n = r.get<uint64_t>();
+        res.pending[{s, index}] = r.get_bytes(n);
+    }
+    res.arena = r.get_bytes(arena);
+    if (!r.ok || r.at != data.size() - 8) return ckpt_fail(ctx, what + " is malformed");
+    res.valid = true;
+    ctx->replaying = true;  // until run_program reaches the loop: its emits are in the log already
+    return TRL_OK;
+}
+
+int checkpoint_open_log(trl_ctx *ctx) {
+    if (!ctx->resume.valid || ctx->log_path.empty()) return TRL_OK;
+    FILE *f = std::fopen(ctx->log_path.c_str(), "r+");
+    if (!f) return ckpt_fail(ctx, "cannot reopen the log '" + ctx->log_path + "' to resume: " + std::strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || static_cast<uint64_t>(st.st_size) < ctx->resume.log_bytes) {
+        std::fclose(f);
+        return ckpt_fail(ctx, "the log '" + ctx->log_path + "' is shorter than the checkpoint '" +
+                                  ctx->checkpoint_path + "' says it was (" + std::to_string(ctx->resume.log_bytes) +
+                                  " bytes): it is not the log of that run");
+    }
+    if (ftruncate(fileno(f), static_cast<off_t>(ctx->resume.log_bytes)) != 0 || std::fseek(f, 0, SEEK_END) != 0) {
+        std::fclose(f);
+        return ckpt_fail(ctx,
+                         "cannot cut the log '" + ctx->log_path + "' back to the checkpoint: " + std::strerror(errno));
+    }
+    ctx->out = f;
+    return TRL_OK;
+}
+
+}  // namespace trl_rt
+
+extern "C" {
+
+int trl_checkpoint_resume(trl_ctx *ctx, long long *first, long long step) {
+    ctx->replaying = false;
+    trl_rt::Resume &res = ctx->resume;
+    if (!res.valid) return TRL_OK;
+    int rc = trl_to_device(ctx, ctx->arena, res.arena.data(), res.arena.size());
+    if (rc != TRL_OK) return rc;
+    ctx->next_index = res.next_index;
+    ctx->points_done = res.points_done;
+    ctx->stream_points = res.stream_points;
+    ctx->cur_stream = res.cur_stream;
+    ctx->records = res.records;
+    ctx->pending = std::move(res.pending);
+    ctx->iterations_done = res.iterations_done;
+    *first = res.iteration + step;
+    if (!ctx->quiet)
+        std::fprintf(stderr, "%s: resuming from the checkpoint '%s' after iteration %lld of the outermost loop\n",
+                     ctx->prog.c_str(), ctx->checkpoint_path.c_str(), res.iteration);
+    res = trl_rt::Resume{};  // the arena copy is not needed any more
+    return TRL_OK;
+}
+
+int trl_checkpoint_iteration(trl_ctx *ctx, long long iteration) {
+    if (trl_prof_on) trl_rt::profile_count_iteration();
+    if (ctx->checkpoint_path.empty()) return TRL_OK;
+    ++ctx->iterations_done;
+    const double now = trl_now_seconds();
+    const bool due = ctx->checkpoint_every > 0 ? ctx->iterations_done % ctx->checkpoint_every == 0
+                                               : now - ctx->last_checkpoint >= 60.0;
+    if (!due) return TRL_OK;
+    ctx->last_checkpoint = now;
+    int rc = trl_synchronize(ctx);
+    if (rc != TRL_OK) return rc;
+    // The log first: what the checkpoint says was written must be on disk before it.
+    if (std::fflush(ctx->out) != 0)
+        return trl_rt::set_error(ctx, TRL_EIO, "cannot write the emit records before a checkpoint");
+    uint64_t log_bytes = 0;
+    if (ctx->out != stdout) {
+        long at = std::ftell(ctx->out);
+        if (at < 0 || fsync(fileno(ctx->out)) != 0)
+            return trl_rt::set_error(ctx, TRL_EIO, "cannot sync the log '" + ctx->log_path + "' for a checkpoint");
+        log_bytes = static_cast<uint64_t>(at);
+    }
+    CkptWriter w;
+    w.put_bytes(kCkptMagic, sizeof kCkptMagic);
+    w.put<uint64_t>(ctx->info->program_hash);
+    w.put<uint64_t>(ctx->seed);
+    w.put<uint32_t>(static_cast<uint32_t>(ctx->bounds.size()));
+    for (long long b : ctx->bounds) w.put<long long>(b);
+    w.put<long long>(iteration);
+    w.put<uint64_t>(ctx->iterations_done);
+    w.put<uint64_t>(ctx->arena_bytes);
+    w.put<uint32_t>(static_cast<uint32_t>(ctx->info->num_streams));
+    for (int s = 0; s < ctx->info->num_streams; ++s) {
+        w.put<long long>(ctx->next_index[s]);
+        w.put<long long>(ctx->points_done[s]);
+        w.put<long long>(ctx->stream_points[s]);
+    }
+    w.put<int>(ctx->cur_stream);
+    w.put<long long>(ctx->records);
+    w.put<uint64_t>(log_bytes);
+    w.put<uint64_t>(ctx->pending.size());
+    for (const auto &p : ctx->pending) {
+        w.put<int>(p.first.first);
+        w.put<long long>(p.first.second);
+        w.put<uint64_t>(p.second.size());
+        w.put_bytes(p.second.data(), p.second.size());
+    }
+    const size_t at = w.bytes.size();
+    w.bytes.resize(at + ctx->arena_bytes);
+    rc = trl_to_host(ctx, &w.bytes[at], ctx->arena, ctx->arena_bytes);
+    if (rc != TRL_OK) return rc;
+    w.put<uint64_t>(ckpt_hash(w.bytes.data(), w.bytes.size()));
+    const std::string tmp = ctx->checkpoint_path + ".tmp";
+    int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0)
+        return trl_rt::set_error(ctx, TRL_EIO, "cannot write the checkpoint '" + tmp + "': " + std::strerror(errno));
+    size_t done = 0;
+    while (done < w.bytes.size()) {
+        ssize_t n = write(fd, w.bytes.data() + done, w.bytes.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            close(fd);
+            return trl_rt::set_error(ctx, TRL_EIO,
+                                     "cannot write the checkpoint '" + tmp + "': " + std::strerror(errno));
+        }
+        done += static_cast<size_t>(n);
+    }
+    if (fsync(fd) != 0 || close(fd) != 0 || std::rename(tmp.c_str(), ctx->checkpoint_path.c_str()) != 0)
+        return trl_rt::set_error(ctx, TRL_EIO,
+                                 "cannot write the checkpoint '" + ctx->checkpoint_path + "': " + std::strerror(errno));
+    return TRL_OK;
+}
+
+}  // extern "C"
