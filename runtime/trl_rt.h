@@ -61,7 +61,9 @@ void trl_prof_waited(long long ns);            /* waiting inside the current tim
 #define TRL_KERNEL_INDEX(i, n)                                                                                         \
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (n);                                      \
          i += (long long)gridDim.x * blockDim.x)
-#define TRL_LAUNCH(kernel, n, work, ...)                                                                               \
+/* Both launches on the device: a grid of n threads running kernel(n, args...), checked; while
+ * profiling, a synchronize after it so that the time charged is the kernel's. */
+#define TRL_DEVICE_LAUNCH_(kernel, n, ...)                                                                             \
     do {                                                                                                               \
         long long trl_n_ = (n);                                                                                        \
         if (trl_n_ > 0) {                                                                                              \
@@ -75,24 +77,12 @@ void trl_prof_waited(long long ns);            /* waiting inside the current tim
             }                                                                                                          \
         }                                                                                                              \
     } while (0)
+#define TRL_LAUNCH(kernel, n, work, ...) TRL_DEVICE_LAUNCH_(kernel, n, __VA_ARGS__)
 /* A row-split kernel (compiler/codegen/row_split.h: its signature adds `long long trl_r0,
  * long long trl_r1` after TRL_KERNEL_RANGE) computes rows [trl_r0, trl_r1) of its split values;
  * on the device one launch computes all "rows". */
 #define TRL_ROW_BARRIER() ((void)0) /* one device thread computes all rows of a point */
-#define TRL_LAUNCH_ROWS(kernel, n, rows, work, ...)                                                                    \
-    do {                                                                                                               \
-        long long trl_n_ = (n);                                                                                        \
-        if (trl_n_ > 0) {                                                                                              \
-            const long long trl_t0_ = trl_prof_on ? trl_prof_begin() : 0;                                              \
-            kernel<<<(unsigned)((trl_n_ + 255) / 256), 256>>>(trl_n_, 0LL, (long long)(rows), __VA_ARGS__);            \
-            TRL_CHECK(trl_last_launch_status(ctx));                                                                    \
-            TRL_AFTER_LAUNCH();                                                                                        \
-            if (trl_prof_on) {                                                                                         \
-                TRL_CHECK(trl_synchronize(ctx));                                                                       \
-                trl_prof_end(trl_t0_, TRL_PROF_KERNELS);                                                               \
-            }                                                                                                          \
-        }                                                                                                              \
-    } while (0)
+#define TRL_LAUNCH_ROWS(kernel, n, rows, work, ...) TRL_DEVICE_LAUNCH_(kernel, n, 0LL, (long long)(rows), __VA_ARGS__)
 #else
 #define TRL_HOST_DEVICE
 /* On the host a kernel is a function over the points [trl_lo_, n) of its n: TRL_LAUNCH runs it
