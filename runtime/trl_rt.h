@@ -195,8 +195,7 @@ struct trl_rows_part {
         const trl_rows_part *p = static_cast<const trl_rows_part *>(arg);
         long long lo, hi;
         trl_row_share(p->rows, t, nt, &lo, &hi);
-        (*p->f)(lo, hi);  // also an empty share: the thread's part of the whole values' stores is none, but
-                          // thread 0 (lo = 0) stores them
+        (*p->f)(lo, hi);  // also on an empty share: a row-split kernel's barriers need every thread
     }
 };
 /* Runs f(r0, r1) on this thread's rows of a row-split launch (all rows on one thread, or a
@@ -282,7 +281,8 @@ int trl_init(trl_ctx **ctx, const trl_program_info *info, int argc, char **argv)
  * outermost loop, whose first value is *first and step "step": when the run resumes a
  * checkpoint, the arena and the emit streams' state are put back and *first becomes the value
  * after the checkpoint's last iteration; and trl_checkpoint_iteration(ctx, c) at the end of iteration c,
- * which writes FILE every N-th iteration (default: once a minute of wall time). */
+ * which writes FILE every N-th iteration (default: once a minute of wall time) and counts the
+ * iteration for --profile's balance report. */
 int trl_checkpoint_resume(trl_ctx *ctx, long long *first, long long step);
 int trl_checkpoint_iteration(trl_ctx *ctx, long long iteration);
 

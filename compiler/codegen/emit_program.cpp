@@ -345,12 +345,12 @@ std::vector<std::string> ProgramEmitter::fused_row_split(int g) {
     std::set<int> reads, writes;  // buffers of the members since the last barrier
     auto conflict = [&](const std::set<int> &r, int w) {
         for (int a : reads)
-            if (plan_overlap(a, w)) return true;
+            if (plan_.overlap(a, w)) return true;
         for (int b : writes)
-            if (plan_overlap(b, w)) return true;
+            if (plan_.overlap(b, w)) return true;
         for (int a : r)
             for (int b : writes)
-                if (plan_overlap(a, b)) return true;
+                if (plan_.overlap(a, b)) return true;
         return false;
     };
     for (size_t i = 0; i < members.size(); ++i) {
@@ -379,12 +379,6 @@ std::vector<std::string> ProgramEmitter::fused_row_split(int g) {
     if (all.rows == 0) return std::vector<std::string>(members.size());
     row_split_[fused_name(g)] = all;
     return bodies;
-}
-
-bool ProgramEmitter::plan_overlap(int a, int b) const {
-    std::string unused;
-    ExprEmitter ee(prog_, plan_, unused, 0);
-    return a >= 0 && b >= 0 && ee.overlap(a, b);
 }
 
 void ProgramEmitter::statement_function(int si) {

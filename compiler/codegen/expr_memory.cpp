@@ -169,11 +169,7 @@ Val ExprEmitter::materialize(const Val &v) {
     return r;
 }
 
-bool ExprEmitter::overlap(int a, int b) const {
-    if (a < 0 || b < 0) return false;
-    const Buffer &x = plan_.buffers.at(a), &y = plan_.buffers.at(b);
-    return x.bytes > 0 && y.bytes > 0 && x.offset < y.offset + y.bytes && y.offset < x.offset + x.bytes;
-}
+bool ExprEmitter::overlap(int a, int b) const { return plan_.overlap(a, b); }
 
 Val ExprEmitter::unalias(const Val &v, int dst) {
     if (v.tuple) {

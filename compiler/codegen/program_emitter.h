@@ -119,7 +119,6 @@ public:
      *  writes what it reads or writes) starts with a barrier of the launch's threads, which
      *  otherwise run the members at their own pace. */
     std::vector<std::string> fused_row_split(int g);
-    bool plan_overlap(int a, int b) const;
 
     void statement_function(int si);
 

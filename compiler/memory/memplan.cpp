@@ -215,6 +215,12 @@ MemPlan plan_memory(const ir::Program &prog, const Pdg &pdg, const Schedule &sch
 #endif
 }
 
+bool MemPlan::overlap(int a, int b) const {
+    if (a < 0 || b < 0) return false;
+    const Buffer &x = buffers.at(a), &y = buffers.at(b);
+    return x.bytes > 0 && y.bytes > 0 && x.offset < y.offset + y.bytes && y.offset < x.offset + x.bytes;
+}
+
 int MemPlan::buffer_of(int tensor) const {
     for (size_t i = 0; i < buffers.size(); ++i)
         if (buffers[i].tensor == tensor) return static_cast<int>(i);

@@ -48,6 +48,8 @@ struct MemPlan {
      *  time by an instance of it may be freed after it (for poisoning and codegen). */
     std::vector<std::vector<int>> frees_after;
     int buffer_of(int tensor) const;  // index into buffers, or -1
+    /** Whether buffers "a" and "b" (indices into buffers; -1: none) share arena bytes. */
+    bool overlap(int a, int b) const;
 };
 
 MemPlan plan_memory(const ir::Program &prog, const Pdg &pdg, const Schedule &sched, Diagnostics &diag);

@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 
@@ -328,6 +329,22 @@ int trl_init(trl_ctx **out, const trl_program_info *info, int argc, char **argv)
             *v = argv[++i];
             return true;
         };
+        // "--opt FILE": a non-empty file name into *dst; else the usage message.
+        auto file_value = [&](const char *placeholder, std::string *dst) -> std::string {
+            std::string v;
+            if (!value(&v) || v.empty()) return opt + " needs a file name: " + opt + " " + placeholder;
+            *dst = v;
+            return "";
+        };
+        // "--opt N": an integer in [1, max] into *dst; else the usage message.
+        auto count_value = [&](long long max, long long *dst) -> std::string {
+            std::string v;
+            long long n = 0;
+            if (!value(&v)) return opt + " needs a value: " + opt + " N";
+            if (!parse_ll(v.c_str(), &n) || n < 1 || n > max) return opt + " '" + v + "' is not a positive integer";
+            *dst = n;
+            return "";
+        };
         if (opt == "--help" || opt == "-h") {
             print_help(info, prog);
             delete ctx;
@@ -338,32 +355,20 @@ int trl_init(trl_ctx **out, const trl_program_info *info, int argc, char **argv)
             std::string v;
             if (!value(&v)) return usage("--seed needs a value: --seed N");
             if (!parse_u64(v.c_str(), &ctx->seed)) return usage("--seed '" + v + "' is not a non-negative integer");
-        } else if (opt == "--log") {
-            std::string v;
-            if (!value(&v) || v.empty()) return usage("--log needs a file name: --log FILE");
-            ctx->log_path = v;
-        } else if (opt == "--threads") {
-            std::string v;
+        } else if (opt == "--log" || opt == "--profile" || opt == "--checkpoint") {
+            std::string err =
+                file_value(opt == "--profile" ? "FILE.json" : "FILE", opt == "--log"       ? &ctx->log_path
+                                                                      : opt == "--profile" ? &ctx->profile_path
+                                                                                           : &ctx->checkpoint_path);
+            if (!err.empty()) return usage(err);
+        } else if (opt == "--threads" || opt == "--checkpoint-every") {
             long long n = 0;
-            if (!value(&v)) return usage("--threads needs a value: --threads N");
-            if (!parse_ll(v.c_str(), &n) || n < 1 || n > 4096)
-                return usage("--threads '" + v + "' is not a positive integer");
-            ctx->threads = static_cast<int>(n);
-        } else if (opt == "--profile") {
-            std::string v;
-            if (!value(&v) || v.empty()) return usage("--profile needs a file name: --profile FILE.json");
-            ctx->profile_path = v;
-        } else if (opt == "--checkpoint") {
-            std::string v;
-            if (!value(&v) || v.empty()) return usage("--checkpoint needs a file name: --checkpoint FILE");
-            ctx->checkpoint_path = v;
-        } else if (opt == "--checkpoint-every") {
-            std::string v;
-            long long n = 0;
-            if (!value(&v)) return usage("--checkpoint-every needs a value: --checkpoint-every N");
-            if (!parse_ll(v.c_str(), &n) || n < 1)
-                return usage("--checkpoint-every '" + v + "' is not a positive integer");
-            ctx->checkpoint_every = n;
+            std::string err = count_value(opt == "--threads" ? 4096 : LLONG_MAX, &n);
+            if (!err.empty()) return usage(err);
+            if (opt == "--threads")
+                ctx->threads = static_cast<int>(n);
+            else
+                ctx->checkpoint_every = n;
         } else if (opt == "--resume") {
             ctx->resume_requested = true;
         } else if (opt == "--bound") {
