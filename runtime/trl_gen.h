@@ -5,7 +5,7 @@
 // arena's size, which the error record follows) and kTrlFiles (the program's source paths,
 // which error messages name); not a standalone header.  Host (C++/OpenMP) and device (nvcc).
 //
-// Contents: TRLG_LARGE_LOCAL (locals above 64 KiB), TRLG_SEQ (no unrolling by NVVM),
+// Contents: TRLG_FRAME / TRLG_LOCAL (kernel locals: device frames, host stack or heap), TRLG_SEQ (no unrolling by NVVM),
 // trlg_orthogonal_f64 (out of line on the device), and the run-time errors of the reference
 // interpreter: a failing check (trlg_chk_i32, trlg_idiv, trlg_imod, trlg_ipow, trlg_f2i) calls
 // trlg_raise, which records the first error in the arena tail inside a kernel (reported by
@@ -15,18 +15,54 @@
 // Example (generated): `int32_t r = trlg_idiv(a, b, arena, 0, 12, 9);` raises "integer division
 // by zero" at file 0, line 12, column 9 when b == 0.
 
-// ---- locals above 64 KiB: per thread, on the heap on the host (every element is written
-// before it is read, so keeping them between calls is harmless).  A thread_local array would
-// sit in the static TLS block, which glibc carves out of every new thread's stack: a large one
-// makes OpenMP's worker threads fail to start; only the pointer is thread_local here.
-#ifdef __CUDA_ARCH__
-#define TRLG_LARGE_LOCAL(T, name, n) T name[n]
-#else
-#define TRLG_LARGE_LOCAL(T, name, n)                                                                                   \
+// ---- locals of kernels (codegen/expr_emitter.h, KernelFrame and kStackArrayBytes).  In device
+// code (nvcc's device pass, or the host under TRL_CUDA_EMU) a kernel's arrays beyond the
+// private budget live in its thread's frame: TRLG_FRAME(bytes), before the kernel's
+// TRL_KERNEL_INDEX on its line, points
+// trlg_frame at this thread's `bytes` of trlg_frames (one frame per thread of the launch's grid,
+// TRL_GRID_THREADS; run_program sizes and sets the region with trlg_set_frames), and
+// TRLG_LOCAL(T, name, n, offset) is the array at `offset` in it.  On the host the same line is
+// a stack array, or above 64 KiB (TRLG_LARGE_LOCAL, and TRLG_HEAP_LOCAL in host functions) a
+// per-thread heap buffer: a few [2048, 256] f32 intermediates overflow an 8 MiB thread stack
+// (every element is written before it is read, so keeping them between calls is harmless).  A
+// thread_local array would sit in the static TLS block, which glibc carves out of every new
+// thread's stack: a large one makes worker threads fail to start; only the pointer is
+// thread_local here.
+#if defined(__CUDACC__)
+__device__ char *trlg_frames;
+#elif defined(TRL_CUDA_EMU)
+static char *trlg_frames;
+#endif
+#define TRLG_HEAP_LOCAL(T, name, n)                                                                                    \
     static thread_local T *name##_heap = nullptr;                                                                      \
     if (!name##_heap) name##_heap = static_cast<T *>(trl_scratch_alloc(sizeof(T) * (n)));                              \
     T *const name = name##_heap
+#if defined(__CUDA_ARCH__) || defined(TRL_CUDA_EMU)
+#define TRLG_FRAME(bytes)                                                                                              \
+    char *const trlg_frame = trlg_frames + ((long long)blockIdx.x * blockDim.x + threadIdx.x) * (long long)(bytes);
+#define TRLG_LOCAL(T, name, n, offset) T *const name = (T *)(trlg_frame + (offset))
+#define TRLG_LARGE_LOCAL(T, name, n, offset) TRLG_LOCAL(T, name, n, offset)
+#else
+#define TRLG_FRAME(bytes)
+#define TRLG_LOCAL(T, name, n, offset) T name[n]
+#define TRLG_LARGE_LOCAL(T, name, n, offset) TRLG_HEAP_LOCAL(T, name, n)
 #endif
+/* The frames of every kernel thread: `bytes` of device memory (trl_frames), made trlg_frames
+ * before the first launch.  Nothing on the host, whose kernels keep their arrays. */
+static void trlg_set_frames(trl_ctx *ctx, size_t bytes) {
+#if defined(__CUDACC__) || defined(TRL_CUDA_EMU)
+    void *p = nullptr;
+    TRL_CHECK(trl_frames(ctx, bytes, &p));
+#if defined(__CUDACC__)
+    TRL_CHECK(trl_cuda_status(ctx, (int)cudaMemcpyToSymbol(trlg_frames, &p, sizeof p),
+                              "cudaMemcpyToSymbol of the kernel frames"));
+#else
+    trlg_frames = static_cast<char *>(p);
+#endif
+#else
+    (void)ctx, (void)bytes;
+#endif
+}
 // ---- TRLG_SEQ before a loop: not unrolled by NVVM (each loop runs sequentially in one thread;
 // unrolling the many long static loops of a training program's kernels made nvcc's optimized
 // build take minutes per kernel).  Nothing on the host.
@@ -138,6 +174,8 @@ TRL_HOST_DEVICE inline void trlg_raise(const char *arena, int file, int line, in
 #else
 #if defined(__CUDACC__)
     bool recorded = false;  // host code of a CUDA build: no team
+#elif defined(TRL_CUDA_EMU)
+    bool recorded = trl_emu_in_kernel() != 0;  // a task of an emulated grid: recorded, as on a GPU
 #else
     bool recorded = trl_team_member() != 0;
 #endif
@@ -155,14 +193,30 @@ TRL_HOST_DEVICE inline void trlg_raise(const char *arena, int file, int line, in
     trlg_report(file, line, col, kind, a, b, c);
 #endif
 }
-/* After every launch (TRL_LAUNCH): report the error a kernel recorded. */
+/* Report the error a kernel recorded, if any (a copy of the record to the host: on the device
+ * it waits for the launches before it). */
 static void trlg_check(trl_ctx *ctx, const char *arena) {
     trlg_error_rec r;
     TRL_CHECK(trl_to_host(ctx, &r, arena + kArenaBytes, sizeof r));
     if (r.kind != 0) trlg_report(r.file, r.line, r.col, r.kind, r.v[0], r.v[1], r.v[2]);
 }
+/* When errors are reported (issue 18 point 3).  On the host, after every launch (TRL_LAUNCH):
+ * reading the record is a load.  On the device (and under TRL_CUDA_EMU) a check is a copy
+ * that waits for the GPU, so launches are not followed by one: run_program checks with
+ * TRLG_SYNC() where the host is about to see the kernels' results anyway (before an emit's or
+ * a save's copies), at the end of every iteration of its outermost loop (before a checkpoint)
+ * and at its end.  A kernel that raises an error records it and goes on with a harmless value
+ * (an index checked to 0, ...), as do the launches after it, which cannot overwrite the first
+ * record; what it reports is the first error of the first launch that raised one, and no record
+ * after that error reaches the log. */
 #undef TRL_AFTER_LAUNCH
+#if defined(__CUDACC__) || defined(TRL_CUDA_EMU)
+#define TRL_AFTER_LAUNCH() ((void)0)
+#define TRLG_SYNC() trlg_check(ctx, arena);
+#else
 #define TRL_AFTER_LAUNCH() trlg_check(ctx, arena)
+#define TRLG_SYNC()
+#endif
 TRL_HOST_DEVICE inline int32_t trlg_chk_i32(long long v, int op, const char *arena, int f, int l, int c) {
     if (v < -2147483648LL || v > 2147483647LL) {
         trlg_raise(arena, f, l, c, TRLG_E_OVERFLOW, (double)v, op, 0);

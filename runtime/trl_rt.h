@@ -50,6 +50,36 @@ void trl_prof_waited(long long ns);            /* waiting inside the current tim
  * on that call's line): `TRL_REGION(3) TRL_LAUNCH(k_a_0, ...);`. */
 #define TRL_REGION(k) trl_prof_region_now = (k);
 
+/* The grid of a launch of n >= 1 points on the device (and under TRL_CUDA_EMU): blocks of
+ * n rounded up to a warp (32) when n < 256, else of 256 threads; ceil(n / block) blocks, so a
+ * thread computes at most one point.  A kernel's frames (TRLG_FRAME, trl_gen.h) are indexed by
+ * the thread's index in this grid: codegen sizes them for TRL_GRID_THREADS(n) threads. */
+#define TRL_GRID_BLOCK(n) ((n) < 256 ? ((n) + 31) / 32 * 32 : 256LL)
+#define TRL_GRID_THREADS(n) (((n) + TRL_GRID_BLOCK(n) - 1) / TRL_GRID_BLOCK(n) * TRL_GRID_BLOCK(n))
+
+#if defined(__cplusplus) && !defined(__CUDACC__)
+/* The emulated grid of TRL_CUDA_EMU (below; runtime/rt/trl_rt_host.cpp, always compiled into
+ * the host runtime). */
+struct trl_emu_dim3 {
+    unsigned x, y, z;
+};
+extern thread_local trl_emu_dim3 blockIdx, threadIdx, blockDim, gridDim;
+typedef struct trl_ctx trl_ctx;
+extern "C" {
+/* Runs task(arg) once per thread of the grid of n >= 1 points (TRL_GRID_BLOCK), with
+ * blockIdx, threadIdx, blockDim and gridDim set, in an order shuffled per launch (seed:
+ * $TRL_EMU_SEED, default 1), over all threads of the team. */
+void trl_emu_grid(trl_ctx *ctx, long long n, void (*task)(void *arg), void *arg);
+/* 1 while the calling thread runs a task of trl_emu_grid (trlg_raise records its error). */
+int trl_emu_in_kernel(void);
+}
+template <class F>
+inline void trl_emu_launch(trl_ctx *ctx, long long n, const F &f) {
+    trl_emu_grid(
+        ctx, n, [](void *a) { (*static_cast<const F *>(a))(); }, const_cast<F *>(&f));
+}
+#endif
+
 #if defined(__CUDACC__)
 #define TRL_HOST_DEVICE __host__ __device__
 #define TRL_KERNEL __global__ void
@@ -62,14 +92,23 @@ void trl_prof_waited(long long ns);            /* waiting inside the current tim
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (n);                                      \
          i += (long long)gridDim.x * blockDim.x)
 /* Both launches on the device: a grid of n threads running kernel(n, args...), checked; while
- * profiling, a synchronize after it so that the time charged is the kernel's. */
+ * profiling, a synchronize after it so that the time charged is the kernel's.  A launch site's
+ * first launch checks the kernel against the device (trl_cuda_kernel_check): a kernel the
+ * build has no code for, or one that cannot run blocks of this size, stops the program with
+ * its name and the reason before it is launched. */
 #define TRL_DEVICE_LAUNCH_(kernel, n, ...)                                                                             \
     do {                                                                                                               \
         long long trl_n_ = (n);                                                                                        \
         if (trl_n_ > 0) {                                                                                              \
             const long long trl_t0_ = trl_prof_on ? trl_prof_begin() : 0;                                              \
-            kernel<<<(unsigned)((trl_n_ + 255) / 256), 256>>>(trl_n_, __VA_ARGS__);                                    \
-            TRL_CHECK(trl_last_launch_status(ctx));                                                                    \
+            const long long trl_b_ = TRL_GRID_BLOCK(trl_n_);                                                           \
+            static bool trl_checked_ = false;                                                                          \
+            if (!trl_checked_) {                                                                                       \
+                TRL_CHECK(trl_cuda_kernel_check(ctx, (const void *)kernel, #kernel, (int)trl_b_));                     \
+                trl_checked_ = true;                                                                                   \
+            }                                                                                                          \
+            kernel<<<(unsigned)((trl_n_ + trl_b_ - 1) / trl_b_), (unsigned)trl_b_>>>(trl_n_, __VA_ARGS__);             \
+            TRL_CHECK(trl_launch_status(ctx, #kernel));                                                                \
             TRL_AFTER_LAUNCH();                                                                                        \
             if (trl_prof_on) {                                                                                         \
                 TRL_CHECK(trl_synchronize(ctx));                                                                       \
@@ -82,6 +121,34 @@ void trl_prof_waited(long long ns);            /* waiting inside the current tim
  * long long trl_r1` after TRL_KERNEL_RANGE) computes rows [trl_r0, trl_r1) of its split values;
  * on the device one launch computes all "rows". */
 #define TRL_ROW_BARRIER() ((void)0) /* one device thread computes all rows of a point */
+#define TRL_LAUNCH_ROWS(kernel, n, rows, work, ...) TRL_DEVICE_LAUNCH_(kernel, n, 0LL, (long long)(rows), __VA_ARGS__)
+#elif defined(TRL_CUDA_EMU)
+/* CUDA semantics on the host (trlc --target=cuda-emu; issue 18 point 6): the generated source
+ * compiled by the host compiler with the device's kernel spelling.  A launch runs every thread
+ * of the device's grid (TRL_GRID_BLOCK) as an independent task, in an order shuffled per
+ * launch, spread over the thread team (runtime/rt/trl_rt_host.cpp, trl_emu_grid), so that a
+ * kernel that depends on the order of its threads, or shares a frame or a buffer between
+ * them, gives other bytes than --interpret or a ThreadSanitizer report (--sanitize=thread).
+ * blockIdx, threadIdx, blockDim and gridDim are the task's (thread-local); device math is the
+ * host's. */
+#define TRL_HOST_DEVICE
+#define TRL_KERNEL void
+#define TRL_KERNEL_RANGE long long n
+#define TRL_KERNEL_INDEX(i, n)                                                                                         \
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (n);                                      \
+         i += (long long)gridDim.x * blockDim.x)
+#define TRL_DEVICE_LAUNCH_(kernel, n, ...)                                                                             \
+    do {                                                                                                               \
+        long long trl_n_ = (n);                                                                                        \
+        if (trl_n_ > 0) {                                                                                              \
+            const long long trl_t0_ = trl_prof_on ? trl_prof_begin() : 0;                                              \
+            trl_emu_launch(ctx, trl_n_, [&]() { kernel(trl_n_, __VA_ARGS__); });                                       \
+            TRL_AFTER_LAUNCH();                                                                                        \
+            if (trl_prof_on) trl_prof_end(trl_t0_, TRL_PROF_KERNELS);                                                  \
+        }                                                                                                              \
+    } while (0)
+#define TRL_LAUNCH(kernel, n, work, ...) TRL_DEVICE_LAUNCH_(kernel, n, __VA_ARGS__)
+#define TRL_ROW_BARRIER() ((void)0)
 #define TRL_LAUNCH_ROWS(kernel, n, rows, work, ...) TRL_DEVICE_LAUNCH_(kernel, n, 0LL, (long long)(rows), __VA_ARGS__)
 #else
 #define TRL_HOST_DEVICE
@@ -300,11 +367,18 @@ long long trl_bound(trl_ctx *ctx, int k); /* value of bound k after --bound over
 int trl_to_host(trl_ctx *ctx, void *dst, const void *device_src, size_t bytes);
 int trl_to_device(trl_ctx *ctx, void *device_dst, const void *src, size_t bytes);
 int trl_synchronize(trl_ctx *ctx);
-int trl_last_launch_status(trl_ctx *ctx);
 /* The status of a CUDA runtime call made by generated code itself ("cuda_status" is its
  * cudaError_t): TRL_OK for cudaSuccess, else TRL_EDEVICE with the message "WHAT: <CUDA's error
  * text>" for trl_fail.  Defined in the CUDA device layer only. */
 int trl_cuda_status(trl_ctx *ctx, int cuda_status, const char *what);
+/* After a launch of "kernel" (its name): TRL_OK, or TRL_EDEVICE with "launch of kernel NAME:
+ * <CUDA's error text>".  CUDA device layer only. */
+int trl_launch_status(trl_ctx *ctx, const char *kernel);
+/* Before a launch site's first launch of "func" (the kernel NAME) in blocks of "block" threads:
+ * TRL_OK when the device can run it; else TRL_EDEVICE naming the kernel, and the reason (no code
+ * for this GPU's compute capability and the --cuda-arch to rebuild with, or fewer threads per
+ * block than the launch needs, with its registers and local memory).  CUDA device layer only. */
+int trl_cuda_kernel_check(trl_ctx *ctx, const void *func, const char *kernel, int block);
 
 /* Element types of emit fields and files.  TRL_TUPLE (emit fields only): a tuple value, printed
  * as a JSON list; `rank` is the number of elements and `data` points to `rank` trl_fields (their
@@ -369,6 +443,11 @@ int trl_gemm_tn(trl_ctx *ctx, int dtype, long long m, long long n, long long k, 
  * trl_finish; a second call returns the same block (grown if needed, contents not kept).  It
  * lies outside the arena, which stays the memory plan's size. */
 int trl_workspace(trl_ctx *ctx, size_t bytes, void **out);
+
+/* Device memory of at least `bytes` bytes (256-byte aligned, zeroed) for the frames of device
+ * kernels: the locals codegen keeps out of a thread's stack (TRLG_FRAME, trl_gen.h), one frame
+ * per thread of a launch's grid.  Owned by ctx like the workspace; outside the arena. */
+int trl_frames(trl_ctx *ctx, size_t bytes, void **out);
 
 double trl_now_seconds(void);
 

@@ -5,7 +5,10 @@ point 3, issue 18): one command for the day a GPU is there.
 For each program it builds two executables with trlc -o and runs both with the same flags:
   reference  --target=host
   candidate  --target=cuda (with a GPU), or a second host build at -O1 (--host-only: the
-             comparison half, testable without a GPU; CI runs that)
+             comparison half, testable without a GPU), or with --emu the CUDA program's kernels
+             run as the device runs them, on the host, under ThreadSanitizer (--target=cuda-emu
+             --sanitize=thread -O1: every grid thread a task in shuffled order; issue 18 point
+             6; CI runs that), where any ThreadSanitizer report is a failure
 then compares what they printed (stdout, the emit records) and every file they wrote (.npz/.npy
 saves): "same" when byte-identical, "close" when every number is within the tolerance
 (--rtol, --atol; dsl/README.md §7.7 documents where CUDA may differ: cuBLAS products), else
@@ -20,13 +23,15 @@ there: `--build-only --cuda --out DIR` builds both executables of every program 
 compiles CUDA without a GPU), and `--prebuilt --out DIR` on the GPU machine runs and compares them.
 
     bash tools/gpu_check.sh [--trlc build/compiler/trlc] [--host-only] [--out DIR]
-        [--programs a.trl ...] [--bound I=3] [--other-flags "--cuda-arch=sm_90"] [--timeout 600]
+        [--programs a.trl ...] [--bound I=3] [--define I=3] [--other-flags "--cuda-arch=sm_90"]
+        [--timeout 600] [--emu]
 """
 import argparse
 import glob
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -101,20 +106,56 @@ def close(a, b, rtol, atol):
     return ""
 
 
-def run(cmd, cwd, timeout):
+def run(cmd, cwd, timeout, env=None):
     t0 = time.perf_counter()
     try:
-        r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+        r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
         return None, f"timeout after {timeout} s", time.perf_counter() - t0
     return r, "" if r.returncode == 0 else f"exit {r.returncode}: {r.stderr.strip()[-300:]}", time.perf_counter() - t0
 
 
+def bounds_for(exe, wanted):
+    """The NAME=V of "wanted" that executable "exe" accepts: a bound it does not have is left out,
+    one below the smallest value it was checked for is raised to that value (its --help)."""
+    if not wanted:
+        return []
+    r = subprocess.run([exe, "--help"], capture_output=True, text=True)
+    text = r.stdout + r.stderr
+    out = []
+    for b in wanted:  # its --help: "  I    = 977  (--bound may change it; at least 2)"
+        name, _, value = b.partition("=")
+        m = re.search(r"^  " + re.escape(name) + r" +=.*\(--bound may change it(?:; at least (\d+))?", text, re.M)
+        if not m:
+            continue  # no such bound, or fixed (sizes a buffer)
+        out.append(f"{name}={max(int(value), int(m.group(1)))}" if m.group(1) and value.isdigit() else b)
+    return out
+
+
+def input_scripts(prog, text):
+    """The scripts that write the files a program `load`s: the .py files beside it whose first
+    line (the docstring's) names it, e.g. make_eval_inputs.py for eval-loaded-policy.trl."""
+    if not re.search(r"^load ", text, re.M):
+        return []
+    d, base, out = os.path.dirname(prog), os.path.basename(prog), []
+    for py in sorted(glob.glob(os.path.join(d, "*.py"))):
+        with open(py) as f:
+            head = f.read(2000)
+        if base in head:
+            out.append(py)
+    return out
+
+
 def check(prog, a, gpu, out):
     name = os.path.splitext(os.path.basename(prog))[0]
     row = {"program": os.path.relpath(prog, ROOT), "status": "ok"}
-    builds = {"host": ["--target=host"],
-              "other": (["--target=cuda"] if gpu else ["--target=host", "-O1"]) + a.other_flags.split()}
+    other = (["--target=cuda"] if gpu else ["--target=cuda-emu", "--sanitize=thread", "-O1"] if a.emu else
+             ["--target=host", "-O1"])
+    with open(prog) as f:  # --define: the bounds this program has (a dim's `< NAME =`)
+        text = f.read()
+    defines = [f for d in a.define if re.search(r"<\s*" + re.escape(d.split("=")[0]) + r"\s*=", text)
+               for f in ("-D", d)]
+    builds = {"host": ["--target=host"] + defines, "other": other + defines + a.other_flags.split()}
     exe = {}
     for kind, flags in builds.items():
         d = os.path.join(out, kind)
@@ -125,7 +166,10 @@ def check(prog, a, gpu, out):
                 row.update(status="FAIL", detail=f"{kind} build: {exe[kind]} missing (--build-only first)")
                 return row
             continue
-        r, err, _ = run([a.trlc, prog, "-o", exe[kind], "--no-cache"] + flags, ROOT, a.timeout)
+        # trlc's build cache in --out: the runtime's objects are compiled once per flag set, and
+        # a rerun with the same trlc and inputs copies the executables.
+        r, err, _ = run([a.trlc, prog, "-o", exe[kind]] + flags, ROOT, a.timeout,
+                        env=dict(os.environ, TRLC_CACHE_DIR=os.path.join(out, "cache")))
         if err:
             row.update(status="FAIL", detail=f"{kind} build: {err}")
             return row
@@ -137,10 +181,12 @@ def check(prog, a, gpu, out):
         wd = os.path.join(out, kind, name + ".run")
         shutil.rmtree(wd, ignore_errors=True)
         os.makedirs(wd)
-        flags = ["--quiet"] + [f for b in a.bound for f in ("--bound", b)]
+        for script in input_scripts(prog, text):  # the files its `load`s read
+            subprocess.run([sys.executable, script, wd], check=True)
+        flags = ["--quiet"] + [f for b in bounds_for(exe[kind], a.bound) for f in ("--bound", b)]
         r, err, secs = run([exe[kind]] + flags, wd, a.timeout)
-        if err and a.bound and "--bound" in (r.stderr if r else ""):  # a bound it cannot change
-            r, err, secs = run([exe[kind], "--quiet"], wd, a.timeout)
+        if not err and r is not None and "ThreadSanitizer" in r.stderr:
+            err = "ThreadSanitizer: " + r.stderr[r.stderr.index("ThreadSanitizer"):][:300]
         if err:
             row.update(status="FAIL", detail=f"{kind} run: {err}")
             return row
@@ -187,10 +233,15 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--trlc", default=os.path.join(ROOT, "build", "compiler", "trlc"))
     ap.add_argument("--host-only", action="store_true", help="compare two host builds (no GPU needed)")
+    ap.add_argument("--emu", action="store_true",
+                    help="without a GPU: the candidate is --target=cuda-emu under ThreadSanitizer (CUDA "
+                         "semantics on the host; implies --host-only)")
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "gpu_check"))
     ap.add_argument("--programs", nargs="*", default=None,
                     help="default: samples/*.trl and test/lit/programs/Inputs/*.trl")
     ap.add_argument("--bound", action="append", default=[], help="NAME=V passed as --bound to every run")
+    ap.add_argument("--define", action="append", default=[],
+                    help="NAME=V compiled into both builds (trlc -D) of every program with a bound NAME")
     ap.add_argument("--other-flags", default="",
                     help="extra trlc flags of the candidate build (e.g. --cuda-arch=sm_90)")
     ap.add_argument("--build-only", action="store_true",
@@ -205,6 +256,8 @@ def main():
     ap.add_argument("--timeout", type=int, default=600)
     a = ap.parse_args()
     gpu, why = gpu_present()
+    if a.emu:
+        gpu, why, a.host_only = False, "CUDA semantics on the host (--emu)", True
     if a.cuda and a.build_only:
         gpu, why = True, "CUDA builds for a GPU elsewhere (--build-only --cuda)"
     if not gpu and not a.host_only:
@@ -219,7 +272,8 @@ def main():
         row = check(os.path.abspath(p), a, gpu, a.out)
         rows.append(row)
         print(f"{row['program']:48s} {row['status']:4s} host {row.get('host_s', '-'):>6} s  "
-              f"{'cuda' if gpu else '-O1 '} {row.get('other_s', '-'):>6} s  outputs {row.get('outputs', '-'):5s}"
+              f"{'cuda' if gpu else 'emu ' if a.emu else '-O1 '} {row.get('other_s', '-'):>6} s  "
+              f"outputs {row.get('outputs', '-'):5s}"
               f"{'  sanitizer ' + row['sanitizer'] if 'sanitizer' in row else ''}"
               f"{'  ' + row['detail'] if 'detail' in row else ''}", flush=True)
     failed = [r for r in rows if r["status"] != "ok"]

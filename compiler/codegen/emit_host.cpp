@@ -84,7 +84,7 @@ void ProgramEmitter::loop(const LoopNode &n, int indent) {
             out_ += pad + "    for (long long " + c + " = " + c + "_first; " + ast_c(*n.cond) + "; " + c +
                     " += " + ast_c(*n.step) + ") {\n";
             for (const auto &ch : n.children) loop(*ch, indent + 2);
-            out_ += pad + "        TRL_CHECK(trl_checkpoint_iteration(ctx, " + c + "));\n";
+            out_ += pad + "        TRLG_SYNC() TRL_CHECK(trl_checkpoint_iteration(ctx, " + c + "));\n";
             out_ += pad + "    }\n" + pad + "}\n";
             return;
         }
@@ -170,13 +170,16 @@ void ProgramEmitter::loop(const LoopNode &n, int indent) {
             out_ += pad + launch(fname, npts, work) + ", arena, ws, " + stream + args + ");\n";
             return;
         }
-        // Emits and saves run on the host: copy the buffers they read first.
+        // Emits and saves run on the host: copy the buffers they read first, after the error
+        // check of the device's launches (TRLG_SYNC, trl_gen.h).
+        std::string sync = "TRLG_SYNC() ";
         for (int t : emit_reads_[n.stmt]) {
             const Buffer &b = plan_.buffers.at(plan_.buffer_of(t));
-            out_ += pad + "TRL_CHECK(trl_to_host(ctx, host + " + lit_int(b.offset) + ", arena + " + lit_int(b.offset) +
-                    ", " + lit_int(b.bytes) + "));  // " + prog_.tensors[t].name + "\n";
+            out_ += pad + sync + "TRL_CHECK(trl_to_host(ctx, host + " + lit_int(b.offset) + ", arena + " +
+                    lit_int(b.offset) + ", " + lit_int(b.bytes) + "));  // " + prog_.tensors[t].name + "\n";
+            sync.clear();
         }
-        out_ += pad + fname + "(ctx, host, " + stream + args + ");\n";
+        out_ += pad + sync + fname + "(ctx, host, " + stream + args + ");\n";
         return;
     }
     }
@@ -302,7 +305,7 @@ void ProgramEmitter::run_program() {
     out_ += "    char *arena = (char *)trl_arena(ctx);\n";
     // On the host the arena is host memory: emits and saves read it in place (trl_to_host
     // of a range onto itself copies nothing; PPO copied 16 KB per emitted step).
-    out_ += "#if defined(__CUDACC__)\n";
+    out_ += "#if defined(__CUDACC__) || defined(TRL_CUDA_EMU)\n";
     out_ += "    std::vector<char> host_copy(kHostBytes + 1);  // host mirror for emits and saves\n";
     out_ += "    char *host = host_copy.data();\n";
     out_ += "#else\n";
@@ -323,9 +326,12 @@ void ProgramEmitter::run_program() {
                 c_string(name) + ", " + std::to_string(name.size()) + "));\n";
     }
     runtime_bounds();
+    if (frames_bytes_ > 0)
+        out_ += "    trlg_set_frames(ctx, " + std::to_string(frames_bytes_) +
+                ");  // device kernels' frames (TRLG_FRAME; nothing on the host)\n";
     if (root()) loop(*root(), 1);
     place_regions();
-    out_ += "    TRL_CHECK(trl_synchronize(ctx));\n}\n";
+    out_ += "    TRLG_SYNC() TRL_CHECK(trl_synchronize(ctx));\n}\n";
 }
 
 void ProgramEmitter::main_function(const std::string &path) {

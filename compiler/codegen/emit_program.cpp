@@ -66,6 +66,8 @@ std::string ProgramEmitter::tensor_point_body(const Statement &st, int indent, s
     point_vars(st, body, indent);
     ExprEmitter ee(prog_, plan_, body, indent);
     ee.bound_values = &bound_values_;
+    frame_.reset();  // a kernel's statement, or one fused member's scope
+    ee.frame = &frame_;
     auto bp = kp_.blas.find(statement_index(st));
     std::vector<std::string> p;
     for (size_t k = 0; k < x.dims.size(); ++k) p.push_back("p" + std::to_string(k));
@@ -247,9 +249,27 @@ void ProgramEmitter::operand_function(int si, size_t j) {
     const std::string kname = "k_" + ident(st.name) + "_operands" + std::to_string(j);
     body +=
         with_row_split(bp.points, kname, [&](std::optional<RowSplit> *rows) { return operand_body(st, bp, j, rows); });
-    out_ += "TRL_KERNEL " + kname + "(TRL_KERNEL_RANGE" + row_params(kname) +
-            ", char *arena, char *ws, trl::Philox2x32Key stream" + params(st) + ") {\n";
-    out_ += body + "}\n";
+    out_ += kernel_text(kname,
+                        "TRL_KERNEL " + kname + "(TRL_KERNEL_RANGE" + row_params(kname) +
+                            ", char *arena, char *ws, trl::Philox2x32Key stream" + params(st) + ") {\n",
+                        body, bp.points);
+}
+
+std::string ProgramEmitter::kernel_text(const std::string &name, const std::string &header, const std::string &body,
+                                        int64_t points) {
+    std::string s = header + body;
+    const std::string index = "    TRL_KERNEL_INDEX(";
+    if (s.compare(header.size(), index.size(), index) != 0)
+        throw CodegenError{Loc{}, "internal error: a kernel body does not start with TRL_KERNEL_INDEX"};
+    (void)name;
+    if (frame_.max > 0) {  // `TRLG_FRAME(bytes) TRL_KERNEL_INDEX(e, n) {`: the frame, then the points
+        s.insert(header.size() + 4, "TRLG_FRAME(" + std::to_string(frame_.max) + ") ");
+        // TRL_GRID_THREADS (runtime/trl_rt.h): warps below 256 points, blocks of 256 above.
+        const int64_t block = points < 256 ? (points + 31) / 32 * 32 : 256;
+        frames_bytes_ = std::max(frames_bytes_, frame_.max * ((points + block - 1) / block * block));
+    }
+    frame_ = KernelFrame{};
+    return s + "}\n";
 }
 
 std::string ProgramEmitter::operand_body(const Statement &st, const BlasPlan &bp, size_t j,
@@ -260,6 +280,8 @@ std::string ProgramEmitter::operand_body(const Statement &st, const BlasPlan &bp
     point_vars(st, body, 2);
     ExprEmitter ee(prog_, plan_, body, 2);
     ee.bound_values = &bound_values_;
+    frame_.reset();
+    ee.frame = &frame_;
     bind_products(ee, bp, j);
     if (opts_.fuse) ee.count_uses(*p.node);
     for (const BlasSpill &sp : bp.spills)
@@ -319,21 +341,24 @@ void ProgramEmitter::fused_function(int g) {
     out_ += names;
     std::vector<std::string> bodies = fused_row_split(g);
     const std::string name = fused_name(g);
-    out_ += "TRL_KERNEL " + name + "(TRL_KERNEL_RANGE" + row_params(name) + ", char *arena" + sig + ") {\n";
-    out_ += "    TRL_KERNEL_INDEX(e, n) {\n";
+    std::string body = "    TRL_KERNEL_INDEX(e, n) {\n";
     for (size_t i = 0; i < members.size(); ++i) {
         const Statement &st = sched_.statements.at(members[i]);
         const ir::Tensor &x = prog_.tensors.at(st.index);
-        out_ += "        {  // " + st.name + ": " + x.name + " at " + where(x.equations.at(st.equation).loc) + "\n";
-        out_ += "            const trl::Philox2x32Key stream = stream" + std::to_string(i) + ";\n";
-        out_ += "            (void)stream;\n";
+        body += "        {  // " + st.name + ": " + x.name + " at " + where(x.equations.at(st.equation).loc) + "\n";
+        body += "            const trl::Philox2x32Key stream = stream" + std::to_string(i) + ";\n";
+        body += "            (void)stream;\n";
         for (size_t a = 0; a < st.dims.size(); ++a)
-            out_ += "            const long long a" + std::to_string(a) + " = m" + std::to_string(i) + "_a" +
+            body += "            const long long a" + std::to_string(a) + " = m" + std::to_string(i) + "_a" +
                     std::to_string(a) + ";\n";
-        out_ += bodies[i].empty() ? tensor_point_body(st, 3) : bodies[i];
-        out_ += "        }\n";
+        body += bodies[i].empty() ? tensor_point_body(st, 3) : bodies[i];
+        body += "        }\n";
     }
-    out_ += "    }\n}\n";
+    body += "    }\n";
+    const Statement &first = sched_.statements.at(members.front());
+    out_ += kernel_text(name,
+                        "TRL_KERNEL " + name + "(TRL_KERNEL_RANGE" + row_params(name) + ", char *arena" + sig + ") {\n",
+                        body, batch_count(first, prog_.tensors.at(first.index).dims));
 }
 
 std::vector<std::string> ProgramEmitter::fused_row_split(int g) {
@@ -400,9 +425,10 @@ void ProgramEmitter::statement_function(int si) {
         body += with_row_split(batch_count(st, x.dims), fname,
                                [&](std::optional<RowSplit> *rows) { return tensor_point_body(st, 2, rows); });
         body += "    }\n";
-        out_ += "TRL_KERNEL " + fname + "(TRL_KERNEL_RANGE" + row_params(fname) + ", char *arena, " +
-                (gemm ? "char *ws, " : "") + "trl::Philox2x32Key stream" + params(st) + ") {\n";
-        out_ += body + "}\n";
+        out_ += kernel_text(fname,
+                            "TRL_KERNEL " + fname + "(TRL_KERNEL_RANGE" + row_params(fname) + ", char *arena, " +
+                                (gemm ? "char *ws, " : "") + "trl::Philox2x32Key stream" + params(st) + ") {\n",
+                            body, batch_count(st, x.dims));
         return;
     }
     if (st.kind == Statement::Emit) {

@@ -91,11 +91,24 @@ Val ExprEmitter::declare(DType dt, const std::vector<int64_t> &maxs, const std::
     int64_t n = std::max<int64_t>(1, v.max_numel());
     if (v.scalar())
         line(std::string(ctype(dt)) + " " + v.name + ";");
-    else if (n * leaf_size(dt) > kStackArrayBytes)
-        line(std::string("TRLG_LARGE_LOCAL(") + ctype(dt) + ", " + v.name + ", " + std::to_string(n) + ");");
     else
-        line(std::string(ctype(dt)) + " " + v.name + "[" + std::to_string(n) + "];");
+        line(local_array(ctype(dt), v.name, n, leaf_size(dt)) + ";");
     return v;
+}
+
+std::string ExprEmitter::local_array(const std::string &ct, const std::string &name, int64_t n, int64_t elem_bytes) {
+    const int64_t bytes = n * elem_bytes;
+    const std::string count = std::to_string(n);
+    if (frame && frame->priv + bytes > kDevicePrivateBytes) {
+        const int64_t off = (frame->at + 15) / 16 * 16;
+        frame->at = off + bytes;
+        frame->max = std::max(frame->max, (frame->at + 15) / 16 * 16);
+        return std::string(bytes > kStackArrayBytes ? "TRLG_LARGE_LOCAL(" : "TRLG_LOCAL(") + ct + ", " + name + ", " +
+               count + ", " + std::to_string(off) + ")";
+    }
+    if (frame) frame->priv += bytes;
+    if (bytes > kStackArrayBytes) return "TRLG_HEAP_LOCAL(" + ct + ", " + name + ", " + count + ")";
+    return ct + " " + name + "[" + count + "]";
 }
 
 std::vector<int64_t> ExprEmitter::maxs_of(const ir::Type &t) {

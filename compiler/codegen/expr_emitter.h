@@ -248,10 +248,34 @@ inline void type_leaves(const ir::Type &t, std::vector<const ir::Type *> &out) {
     for (const auto &e : t.elems) type_leaves(e, out);
 }
 
-/** Locals larger than this (bytes, static maximum size) are TRLG_LARGE_LOCAL: a per-thread
- *  heap buffer on the host, where a few [2048, 256] f32 intermediates (2 MiB each) overflow an
- *  8 MiB thread stack; plain (local memory) in device code. */
+/** Locals larger than this (bytes, static maximum size) live in a per-thread heap buffer on
+ *  the host (TRLG_LARGE_LOCAL in kernels, TRLG_HEAP_LOCAL in host functions), where a few
+ *  [2048, 256] f32 intermediates (2 MiB each) overflow an 8 MiB thread stack. */
 constexpr int64_t kStackArrayBytes = 64 * 1024;
+
+/** The private arrays (registers / local memory) a device kernel's thread may hold, in bytes
+ *  of static maximum size; its other arrays live in its frame (KernelFrame).  CUDA's limit is
+ *  512 KiB of local memory per thread, and the driver reserves frame x resident threads (~270k
+ *  on an H100), so a 900 KB stack frame cannot launch (issue 18 point 2); private arrays are
+ *  laid out by the hardware with the threads of a warp interleaved (coalesced), which frames
+ *  in global memory are not, so small ones stay private. */
+constexpr int64_t kDevicePrivateBytes = 4 * 1024;
+
+/** The frame of a device kernel's thread (issue 18 point 2): the arrays beyond
+ *  kDevicePrivateBytes, at static offsets in a region of global memory of `max` bytes per
+ *  thread (`TRLG_FRAME(max)` at the kernel's start; TRLG_LOCAL(T, name, n, offset)).  On the
+ *  host the same source declares them as stack (or heap) arrays.  Offsets follow the scopes of
+ *  the kernel: a block's locals are released at its end (ExprEmitter::open / close), so the
+ *  frame is the deepest nesting's sum, not the kernel's.
+ *  Example: a one-point kernel with float[4096] and float[256] locals: both private would be a
+ *  17 KB stack; here the first gets `TRLG_LOCAL(float, val9, 4096, 0)`, frame 16 KiB in global
+ *  memory, and the [256] stays `float val4[256]`. */
+struct KernelFrame {
+    int64_t at = 0;                  // next free offset (bytes)
+    int64_t max = 0;                 // the frame's size so far (bytes, a multiple of 16)
+    int64_t priv = 0;                // private array bytes in scope
+    void reset() { at = priv = 0; }  // a new scope at the kernel's top (a fused member)
+};
 
 /** An element of a value inside a loop nest: its flat row-major index and, when the loop nest
  *  runs over the value's axes (for_nd), the coordinate of each axis (C expressions). */
@@ -382,11 +406,22 @@ public:
     void open(const std::string &s) {
         line(s.empty() ? "{" : s + " {");
         ++indent_;
+        if (frame) scopes_.push_back({frame->at, frame->priv});
     }
     void close() {
         --indent_;
         line("}");
+        if (frame && !scopes_.empty()) {
+            frame->at = scopes_.back().first, frame->priv = scopes_.back().second;
+            scopes_.pop_back();
+        }
     }
+    /** Device kernel code: arrays beyond kDevicePrivateBytes go to this frame.  Null: host code
+     *  (emits, saves, run_program), whose arrays are host arrays. */
+    KernelFrame *frame = nullptr;
+    /** The declaration of a local array "name" of n elements of C type "ct" (elem_bytes each):
+     *  private, in the kernel's frame, or on the heap (see KernelFrame, kStackArrayBytes). */
+    std::string local_array(const std::string &ct, const std::string &name, int64_t n, int64_t elem_bytes);
     std::string fresh(const char *p) { return p + std::to_string(counter_++); }
 
     /** A new local of "dt" with the shape of node type "t" (dims from the type's extents). */
@@ -653,9 +688,10 @@ private:
     /** "array[dims] < axis length" -> the array's checked, non-negative copy (emit_index). */
     std::map<std::string, Val> checked_index_;
     bool fuse_ = false;
-    const RowSplit *row_split_ = nullptr;        // set_row_split (null inside a thread-0 store)
-    const RowSplit *saved_row_split_ = nullptr;  // set_row_split
-    bool cur_split_ = false;                     // the node being emitted is a split value
+    const RowSplit *row_split_ = nullptr;              // set_row_split (null inside a thread-0 store)
+    const RowSplit *saved_row_split_ = nullptr;        // set_row_split
+    bool cur_split_ = false;                           // the node being emitted is a split value
+    std::vector<std::pair<int64_t, int64_t>> scopes_;  // frame->at, frame->priv at each open()
     /** After emitting node "n" as "v": a split value only where the plan says so, and read only
      *  by split consumers (or a stored root tuple). */
     void check_split(const ir::Node &n, const Val &v);

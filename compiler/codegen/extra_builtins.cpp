@@ -27,7 +27,8 @@ Val ExprEmitter::emit_extra_builtin(const ir::Node &n) {
         Val r = declare(dt, maxs_of(n.type), dims_of(n.type));
         open("");
         std::string size = std::to_string(rows * cols);
-        line("double work[2 * " + size + "], out[" + size + "];");
+        line(local_array("double", "work", 2 * rows * cols, 8) + ";");
+        line(local_array("double", "out", rows * cols, 8) + ";");
         line("trlg_orthogonal_f64(" + k.name + ", " + lit_int(rows) + ", " + lit_int(cols) + ", " +
              conv(g.name, g.dt, DType::F64) + ", out, work);");
         line("for (long long e = 0; e < " + size + "; ++e) " + r.name + "[e] = " + conv("out[e]", DType::F64, dt) +

@@ -178,6 +178,15 @@ private:
     std::map<int, std::set<int>> emit_reads_;
     ExprEmitter::BoundValues bound_values_;      // run-time bounds read by kernels as values
     std::map<std::string, RowSplit> row_split_;  // kernel name -> its row split (codegen/row_split.h)
+    KernelFrame frame_;                          // the frame of the kernel being emitted (device code)
+    int64_t frames_bytes_ = 0;                   // the frames of the largest launch: max of frame x grid threads
+    /** The definition of kernel "name": "header" ("TRL_KERNEL k(...) {\n") and its body, whose
+     *  first line `TRL_KERNEL_INDEX(e, n) {` becomes TRL_ROWS_INDEX for a row-split kernel (every
+     *  thread of the device's block at the point, on its rows: runtime/trl_rt.h) and gets
+     *  TRLG_FRAME first when the kernel has a frame (KernelFrame), counted for its grid of
+     *  "points" points.  Resets frame_ for the next kernel. */
+    std::string kernel_text(const std::string &name, const std::string &header, const std::string &body,
+                            int64_t points);
 };
 
 }  // namespace trlc::codegen

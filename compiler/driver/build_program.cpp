@@ -221,8 +221,8 @@ std::string detect_target() {
 
 bool check_build_options(const BuildOptions &opts, Diagnostics &diag) {
     bool ok = true;
-    if (!opts.target.empty() && opts.target != "host" && opts.target != "cuda") {
-        diag.error("unknown --target '" + opts.target + "': expected host or cuda");
+    if (!opts.target.empty() && opts.target != "host" && opts.target != "cuda" && opts.target != "cuda-emu") {
+        diag.error("unknown --target '" + opts.target + "': expected host, cuda or cuda-emu");
         ok = false;
     }
     for (const std::string &a : opts.cuda_archs) {
@@ -243,22 +243,34 @@ bool check_build_options(const BuildOptions &opts, Diagnostics &diag) {
     }
     if (!opts.sanitize.empty()) {
         size_t start = 0;
+        bool thread = false, memory = false, valid = true;
         while (start <= opts.sanitize.size()) {
             size_t end = opts.sanitize.find(',', start);
             if (end == std::string::npos) end = opts.sanitize.size();
             std::string s = opts.sanitize.substr(start, end - start);
-            if (s != "address" && s != "undefined" && s != "leak") {
+            if (s != "address" && s != "undefined" && s != "leak" && s != "thread") {
                 diag.error("invalid --sanitize '" + opts.sanitize +
-                           "': expected a comma-separated list of address, undefined and leak");
-                ok = false;
+                           "': expected a comma-separated list of address, undefined, leak and thread");
+                ok = valid = false;
                 break;
             }
+            thread = thread || s == "thread";
+            memory = memory || s == "address" || s == "leak";
             start = end + 1;
         }
-        if (opts.target == "cuda") {
-            diag.error("--sanitize is for host builds only (--target=host), not --target=cuda");
+        if (valid && thread && memory) {  // GCC and Clang refuse -fsanitize=thread,address
+            diag.error("invalid --sanitize '" + opts.sanitize +
+                       "': thread cannot be combined with address or leak (build twice)");
             ok = false;
         }
+        if (opts.target == "cuda") {
+            diag.error("--sanitize is for host builds only (--target=host or cuda-emu), not --target=cuda");
+            ok = false;
+        }
+    }
+    if (opts.target == "cuda-emu" && opts.standalone) {
+        diag.error("--target=cuda-emu links the runtime library; it cannot be --standalone");
+        ok = false;
     }
     if (opts.output.empty()) {
         diag.error("-o needs an output file name");
@@ -284,6 +296,10 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
     if (!opts.keep_source) temp_files.push_back(cu);
     {
         std::ofstream f(cu, std::ios::binary);
+        // --target=cuda-emu: the kernels as the device runs them (runtime/trl_rt.h,
+        // TRL_CUDA_EMU), defined in the generated source only: the runtime is the host build's
+        // (its emulated grid is always compiled in), whether from the cache or this command.
+        if (target == "cuda-emu") f << "#define TRL_CUDA_EMU 1  // trlc --target=cuda-emu\n";
         f << source;
         f.close();
         if (!f) {
@@ -292,12 +308,14 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
             return 1;
         }
     }
-    std::string olevel = "-O" + std::to_string(opts.opt_level >= 0 ? opts.opt_level : target == "host" ? 3 : 2);
+    const bool on_host = target == "host" || target == "cuda-emu";
+    std::string olevel = "-O" + std::to_string(opts.opt_level >= 0 ? opts.opt_level : on_host ? 3 : 2);
     std::vector<std::string> argv;
     std::string tool_name;
-    if (target == "host") {
+    if (on_host) {
         tool_name = "the host C++ compiler";
         argv = host_flags(opts, olevel);
+
         std::vector<std::string> libs = {"-lopenblas"};
 #if defined(TRLC_LIBXSMM_LIBRARY)
         if (!opts.standalone) {
@@ -362,9 +380,9 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
     ToolRun r = run_tool(argv, tmpdir + "/tool-output.txt");
     remove_dir(tmpdir, temp_files);
     if (!r.started) {
-        diag.error("cannot run " + tool_name + " '" + argv[0] + "': " + strerror(r.spawn_errno) +
-                   (target == "host" ? " (set CXX to the compiler to use)"
-                                     : " (set TRLC_NVCC to nvcc's path, or use --target=host)"));
+        diag.error(
+            "cannot run " + tool_name + " '" + argv[0] + "': " + strerror(r.spawn_errno) +
+            (on_host ? " (set CXX to the compiler to use)" : " (set TRLC_NVCC to nvcc's path, or use --target=host)"));
         std::cerr << "  command: " << command_text(argv) << "\n";
         return 1;
     }

@@ -123,8 +123,12 @@ int main(int argc, char **argv) {
                    "read' (imports and std modules), for CMake's DEPFILE and Ninja");
     app.add_option("--target", opts.target,
                    "host (C++ compiler, OpenMP, OpenBLAS) or cuda (nvcc, cuBLAS); default: cuda "
-                   "when nvidia-smi -L lists a GPU, else host")
-        ->check(CLI::IsMember({"host", "cuda"}));
+                   "when nvidia-smi -L lists a GPU, else host.  cuda-emu: the CUDA program's kernels "
+                   "built by the host compiler and run as the device runs them (every thread of a "
+                   "launch's grid an independent task, in shuffled order, over --threads threads; "
+                   "frames in place of large locals), to check the CUDA build without a GPU, e.g. "
+                   "with --sanitize=thread")
+        ->check(CLI::IsMember({"host", "cuda", "cuda-emu"}));
     app.add_option("--cuda-arch", opts.cuda_archs,
                    "GPU architectures for nvcc, comma-separated, e.g. sm_80,sm_90 (default: those of the GPUs "
                    "nvidia-smi lists, else sm_80,sm_90); the highest is also embedded as PTX for newer GPUs")
@@ -139,8 +143,9 @@ int main(int argc, char **argv) {
                    "elsewhere, x86-64 for any x86-64; none: no -march flag)");
     app.add_option("--sanitize", opts.sanitize,
                    "host builds: build the program with sanitizers, a comma-separated list of "
-                   "address, undefined and leak (passed as -fsanitize=LIST -fno-omit-frame-pointer "
-                   "-g); implies --target=host, an error with --target=cuda");
+                   "address, undefined, leak and thread (passed as -fsanitize=LIST "
+                   "-fno-omit-frame-pointer -g); implies --target=host unless --target=cuda-emu, "
+                   "an error with --target=cuda");
     app.add_option("--runtime-bound", opts.runtime_bound,
                    "with --emit=cuda or -o: which bounds the program's --bound NAME=V may change. "
                    "Default: every bound of a dim is checked, whatever the program's size (about "

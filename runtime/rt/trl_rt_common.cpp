@@ -471,10 +471,19 @@ void *trl_arena(trl_ctx *ctx) { return ctx->arena; }
 
 int trl_workspace(trl_ctx *ctx, size_t bytes, void **out) {
     if (bytes > ctx->workspace_bytes || !ctx->workspace) {
-        int rc = trl_rt::device_alloc_workspace(ctx, bytes);
+        int rc = trl_rt::device_alloc_block(ctx, bytes, &ctx->workspace, &ctx->workspace_bytes, "workspace");
         if (rc != TRL_OK) return rc;
     }
     *out = ctx->workspace;
+    return TRL_OK;
+}
+
+int trl_frames(trl_ctx *ctx, size_t bytes, void **out) {
+    if (bytes > ctx->frames_bytes || !ctx->frames) {
+        int rc = trl_rt::device_alloc_block(ctx, bytes, &ctx->frames, &ctx->frames_bytes, "kernel frames");
+        if (rc != TRL_OK) return rc;
+    }
+    *out = ctx->frames;
     return TRL_OK;
 }
 /* trl_gemm's checks, shared by its two forms; the device layer computes the product. */

@@ -1,6 +1,7 @@
 // trl_rt_cuda — the CUDA device layer of generated programs (issue 4): the arena is one
 // cudaMalloc, copies are cudaMemcpy, kernels are launched by TRL_LAUNCH (trl_rt.h) and checked
-// through trl_last_launch_status, matrix products go to cuBLAS.  Compiled by nvcc together with
+// through trl_launch_status (trl_cuda_kernel_check before a site's first launch), matrix
+// products go to cuBLAS.  Compiled by nvcc together with
 // trl_rt_common.cpp; host builds use trl_rt_host.cpp instead.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -53,15 +54,22 @@ int device_alloc_arena(trl_ctx *ctx, size_t bytes) {
     return TRL_OK;
 }
 
-int device_alloc_workspace(trl_ctx *ctx, size_t bytes) {
+int device_alloc_block(trl_ctx *ctx, size_t bytes, void **slot, size_t *slot_bytes, const char *what) {
     void *p = nullptr;
     cudaError_t e = cudaMalloc(&p, bytes ? bytes : 256);
     if (e != cudaSuccess)
-        return cuda_error(
-            ctx, e, ("cannot allocate the workspace of " + std::to_string(bytes) + " bytes on the device").c_str());
-    if (ctx->workspace) cudaFree(ctx->workspace);
-    ctx->workspace = p;
-    ctx->workspace_bytes = bytes ? bytes : 256;
+        return cuda_error(ctx, e,
+                          ("cannot allocate the " + std::string(what) + " of " + std::to_string(bytes) +
+                           " bytes on the device")
+                              .c_str());
+    e = cudaMemset(p, 0, bytes ? bytes : 256);
+    if (e != cudaSuccess) {
+        cudaFree(p);
+        return cuda_error(ctx, e, ("cudaMemset of the " + std::string(what)).c_str());
+    }
+    if (*slot) cudaFree(*slot);
+    *slot = p;
+    *slot_bytes = bytes ? bytes : 256;
     return TRL_OK;
 }
 
@@ -70,6 +78,8 @@ void device_release(trl_ctx *ctx) {
     ctx->arena = nullptr;
     if (ctx->workspace) cudaFree(ctx->workspace);
     ctx->workspace = nullptr;
+    if (ctx->frames) cudaFree(ctx->frames);
+    ctx->frames = nullptr;
     CudaState *st = static_cast<CudaState *>(ctx->device);
     if (st) {
         if (st->blas) cublasDestroy(st->blas);
@@ -106,9 +116,32 @@ int trl_cuda_status(trl_ctx *ctx, int cuda_status, const char *what) {
     return e == cudaSuccess ? TRL_OK : cuda_error(ctx, e, what);
 }
 
-int trl_last_launch_status(trl_ctx *ctx) {
+int trl_launch_status(trl_ctx *ctx, const char *kernel) {
     cudaError_t e = cudaGetLastError();
-    return e == cudaSuccess ? TRL_OK : cuda_error(ctx, e, "kernel launch");
+    return e == cudaSuccess ? TRL_OK : cuda_error(ctx, e, (std::string("launch of kernel ") + kernel).c_str());
+}
+
+int trl_cuda_kernel_check(trl_ctx *ctx, const void *func, const char *kernel, int block) {
+    cudaFuncAttributes a;
+    cudaError_t e = cudaFuncGetAttributes(&a, func);
+    if (e != cudaSuccess) {
+        int dev = 0, major = 0, minor = 0;
+        cudaGetDevice(&dev);
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+        return cuda_error(ctx, e,
+                          (std::string("kernel ") + kernel + " cannot run on this GPU (compute capability " +
+                           std::to_string(major) + "." + std::to_string(minor) +
+                           "; rebuild with --cuda-arch=sm_" + std::to_string(major) + std::to_string(minor) + ")")
+                              .c_str());
+    }
+    if (a.maxThreadsPerBlock < block)
+        return trl_rt::set_error(ctx, TRL_EDEVICE,
+                                 std::string("kernel ") + kernel + " runs at most " +
+                                     std::to_string(a.maxThreadsPerBlock) + " threads per block on this GPU (" +
+                                     std::to_string(a.numRegs) + " registers, " + std::to_string(a.localSizeBytes) +
+                                     " bytes of local memory per thread); its launch needs " + std::to_string(block));
+    return TRL_OK;
 }
 
 }  // extern "C"

@@ -316,15 +316,18 @@ int device_alloc_arena(trl_ctx *ctx, size_t bytes) {
     return TRL_OK;
 }
 
-int device_alloc_workspace(trl_ctx *ctx, size_t bytes) {
+int device_alloc_block(trl_ctx *ctx, size_t bytes, void **slot, size_t *slot_bytes, const char *what) {
     const size_t align = 256;
     size_t rounded = (bytes + align - 1) / align * align;
     if (rounded == 0) rounded = align;
     void *p = std::aligned_alloc(align, rounded);
-    if (!p) return set_error(ctx, TRL_EDEVICE, "cannot allocate the workspace of " + std::to_string(bytes) + " bytes");
-    std::free(ctx->workspace);
-    ctx->workspace = p;
-    ctx->workspace_bytes = rounded;
+    if (!p)
+        return set_error(ctx, TRL_EDEVICE,
+                         std::string("cannot allocate the ") + what + " of " + std::to_string(bytes) + " bytes");
+    std::memset(p, 0, rounded);
+    std::free(*slot);
+    *slot = p;
+    *slot_bytes = rounded;
     return TRL_OK;
 }
 
@@ -335,6 +338,8 @@ void device_release(trl_ctx *ctx) {
     ctx->arena = nullptr;
     std::free(ctx->workspace);
     ctx->workspace = nullptr;
+    std::free(ctx->frames);
+    ctx->frames = nullptr;
 }
 
 }  // namespace trl_rt
@@ -360,8 +365,6 @@ int trl_to_device(trl_ctx *ctx, void *device_dst, const void *src, size_t bytes)
 }
 
 int trl_synchronize(trl_ctx *ctx) { return TRL_OK; }
-
-int trl_last_launch_status(trl_ctx *ctx) { return ctx->last_launch; }
 
 #if defined(TRL_USE_LIBXSMM)
 // Products with m·n·k up to this go to a libxsmm kernel (libxsmm's own limit for its
@@ -506,4 +509,60 @@ int trl_rt::device_gemm(trl_ctx *ctx, int dtype, bool ta, long long m, long long
     }
     gemm_rows(dtype, ta, m, n, k, a, b, c, 0, m, xsmm);
     return TRL_OK;
+}
+
+// ---- CUDA semantics on the host (trl_rt.h, TRL_CUDA_EMU; trlc --target=cuda-emu) ----------
+// Every thread of a launch's grid is a task; the tasks run in an order shuffled per launch
+// (a xorshift generator seeded by TRL_EMU_SEED, default 1, and the launch count) over all the
+// team's threads, whether splits pay or not: the point is to run them concurrently.
+thread_local trl_emu_dim3 blockIdx, threadIdx, blockDim, gridDim;
+
+namespace {
+
+thread_local int tl_emu_kernel = 0;  // trl_emu_in_kernel
+
+struct EmuGrid {
+    void (*task)(void *);
+    void *arg;
+    std::vector<unsigned> order;  // thread indices in the grid, shuffled
+    unsigned block, grid;
+    static void run(void *a, int t, int nt) {
+        const EmuGrid *g = static_cast<const EmuGrid *>(a);
+        tl_emu_kernel = 1;
+        for (size_t k = static_cast<size_t>(t); k < g->order.size(); k += static_cast<size_t>(nt)) {
+            const unsigned id = g->order[k];
+            blockIdx = {id / g->block, 0, 0};
+            threadIdx = {id % g->block, 0, 0};
+            blockDim = {g->block, 1, 1};
+            gridDim = {g->grid, 1, 1};
+            g->task(g->arg);
+        }
+        tl_emu_kernel = 0;
+    }
+};
+
+}  // namespace
+
+extern "C" int trl_emu_in_kernel(void) { return tl_emu_kernel; }
+
+extern "C" void trl_emu_grid(trl_ctx *ctx, long long n, void (*task)(void *), void *arg) {
+    static std::atomic<unsigned long long> launches{0};
+    static const unsigned long long seed = [] {
+        const char *s = std::getenv("TRL_EMU_SEED");
+        return s && *s ? std::strtoull(s, nullptr, 10) : 1ULL;
+    }();
+    const long long block = TRL_GRID_BLOCK(n), threads = TRL_GRID_THREADS(n);
+    EmuGrid g{task, arg, std::vector<unsigned>(static_cast<size_t>(threads)), static_cast<unsigned>(block),
+              static_cast<unsigned>(threads / block)};
+    for (size_t i = 0; i < g.order.size(); ++i) g.order[i] = static_cast<unsigned>(i);
+    unsigned long long x = (seed * 0x9E3779B97F4A7C15ULL) ^ (++launches * 0xBF58476D1CE4E5B9ULL) ^ 1ULL;
+    for (size_t i = g.order.size(); i > 1; --i) {  // Fisher-Yates with xorshift64
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        std::swap(g.order[i - 1], g.order[x % i]);
+    }
+    const int nt = std::max(1, std::min<int>(team_of(ctx)->size, static_cast<int>(threads)));
+    if (nt > 1)
+        team_of(ctx)->run(nt, &EmuGrid::run, &g);
+    else
+        EmuGrid::run(&g, 0, 1);
 }

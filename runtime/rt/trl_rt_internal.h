@@ -52,7 +52,8 @@ struct trl_ctx {
     void *device = nullptr;     // device layer state (cuBLAS handle, ...)
     void *workspace = nullptr;  // trl_workspace's block (device memory), freed by device_release
     size_t workspace_bytes = 0;
-    int last_launch = TRL_OK;
+    void *frames = nullptr;  // trl_frames's block (device memory), freed by device_release
+    size_t frames_bytes = 0;
     std::string last_error;  // message of the last failed call (printed by trl_fail)
     // Emit reorder buffer: the next index to write per stream, early records by (stream, index).
     int cur_stream = 0;
@@ -83,8 +84,10 @@ namespace trl_rt {
 int device_init(trl_ctx *ctx);
 int device_alloc_arena(trl_ctx *ctx, size_t bytes);
 void device_release(trl_ctx *ctx);
-/** Replace ctx->workspace by a block of at least "bytes" bytes (trl_workspace). */
-int device_alloc_workspace(trl_ctx *ctx, size_t bytes);
+/** Replace *slot (ctx->workspace or ctx->frames, *slot_bytes its size) by a zeroed block of at
+ *  least "bytes" bytes, 256-byte aligned (trl_workspace, trl_frames); "what" names it in the
+ *  error message. */
+int device_alloc_block(trl_ctx *ctx, size_t bytes, void **slot, size_t *slot_bytes, const char *what);
 /** Device layer of trl_gemm / trl_gemm_tn: C[m,n] = op(A)·B, row-major, op(A) = Aᵀ for A
  *  stored [k,m] when "trans_a".  Called with the extents and dtype checked (m, n >= 1,
  *  k >= 0, each below 2^31; dtype TRL_F32 or TRL_F64). */

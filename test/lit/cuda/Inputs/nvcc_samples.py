@@ -9,10 +9,14 @@ optimized build of ppo_cartpole took ~15 min, so this test used to pass -Xcicc -
 only (-c): the runtime's .cu and the link are the same for every sample, and the driver's full
 build (`trlc -o --target=cuda`) is run once by the test.  Prints "compiled: NAME (sm_80,sm_90)"
 per sample in name order, or "FAILED: NAME" with the tool's output, and exits 1 if any failed.
-Nothing runs the code (no GPU in CI)."""
+ptxas reports every kernel's stack frame (-Xptxas -v): a frame above 16 KiB fails the sample
+("FRAME: NAME: KERNEL N bytes"; issue 18 point 2: CUDA allows 512 KiB of local memory per thread
+and the driver reserves frame x resident threads, so large frames cannot launch); the largest
+is printed as "frames: NAME <= 16384 bytes (largest N)".  Nothing runs the code (no GPU in CI)."""
 import concurrent.futures
 import glob
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -35,9 +39,25 @@ def build(path):
         return name, False, p.stderr.decode()
     p = subprocess.run([nvcc, "-std=c++17", "-O2", "-fmad=false",
                         "-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90,code=sm_90",
-                        "-I", runtime, "-x", "cu", "-c", cu, "-o", cu[:-3] + ".o"],
+                        "-Xptxas", "-v", "-I", runtime, "-x", "cu", "-c", cu, "-o", cu[:-3] + ".o"],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     return name, p.returncode == 0, p.stdout.decode()
+
+
+LIMIT = 16 * 1024
+
+
+def frames(log):
+    """(kernel, stack frame bytes) of every function ptxas compiled, from its -v output."""
+    out, fn = [], None
+    for line in log.splitlines():
+        m = re.search(r"Function properties for (\S+)", line)
+        if m:
+            fn = m.group(1)
+        m = re.search(r"(\d+) bytes stack frame", line)
+        if m and fn:
+            out.append((fn, int(m.group(1))))
+    return out
 
 
 failed = False
@@ -45,6 +65,13 @@ with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
     for name, ok, log in pool.map(build, files):
         if ok:
             print(f"compiled: {name} (sm_80,sm_90)")
+            fr = frames(log)
+            big = [(k, b) for k, b in fr if b > LIMIT]
+            for k, b in big:
+                print(f"FRAME: {name}: {k} {b} bytes")
+            failed = failed or bool(big) or not fr
+            print(f"frames: {name} {'<=' if not big else '>'} {LIMIT} bytes "
+                  f"(largest {max((b for _, b in fr), default=-1)}, {len(fr)} functions)")
         else:
             failed = True
             print(f"FAILED: {name}\n{log}")
