@@ -70,13 +70,31 @@ extern "C" {
  * blockIdx, threadIdx, blockDim and gridDim set, in an order shuffled per launch (seed:
  * $TRL_EMU_SEED, default 1), over all threads of the team. */
 void trl_emu_grid(trl_ctx *ctx, long long n, void (*task)(void *arg), void *arg);
-/* 1 while the calling thread runs a task of trl_emu_grid (trlg_raise records its error). */
+/* 1 while the calling thread runs a task of trl_emu_grid or trl_emu_block (trlg_raise records
+ * its error). */
 int trl_emu_in_kernel(void);
+/* Runs task(arg) on TRL_GRID_BLOCK(1) threads at once, one block (threadIdx.x = 0 .. 31), for a
+ * row-split kernel, whose threads meet at trl_emu_barrier. */
+void trl_emu_block(trl_ctx *ctx, void (*task)(void *arg), void *arg);
+/* Inside trl_emu_block: returns when every thread of the block has called it. */
+void trl_emu_barrier(void);
+}
+/* The calling thread's share of rows [*r0, *r1) = [0, rows), as TRL_ROWS_INDEX on the device. */
+inline void trl_emu_rows_share(long long *r0, long long *r1) {
+    const long long rows = *r1, threads = (long long)blockDim.x * gridDim.x;
+    const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x, nt = rows < threads ? rows : threads;
+    *r0 = t < nt ? rows * t / nt : rows;
+    *r1 = t < nt ? rows * (t + 1) / nt : rows;
 }
 template <class F>
 inline void trl_emu_launch(trl_ctx *ctx, long long n, const F &f) {
     trl_emu_grid(
         ctx, n, [](void *a) { (*static_cast<const F *>(a))(); }, const_cast<F *>(&f));
+}
+template <class F>
+inline void trl_emu_block_launch(trl_ctx *ctx, const F &f) {
+    trl_emu_block(
+        ctx, [](void *a) { (*static_cast<const F *>(a))(); }, const_cast<F *>(&f));
 }
 #endif
 
@@ -118,9 +136,23 @@ inline void trl_emu_launch(trl_ctx *ctx, long long n, const F &f) {
     } while (0)
 #define TRL_LAUNCH(kernel, n, work, ...) TRL_DEVICE_LAUNCH_(kernel, n, __VA_ARGS__)
 /* A row-split kernel (compiler/codegen/row_split.h: its signature adds `long long trl_r0,
- * long long trl_r1` after TRL_KERNEL_RANGE) computes rows [trl_r0, trl_r1) of its split values;
- * on the device one launch computes all "rows". */
-#define TRL_ROW_BARRIER() ((void)0) /* one device thread computes all rows of a point */
+ * long long trl_r1` after TRL_KERNEL_RANGE; its points are one) computes rows [trl_r0, trl_r1)
+ * of its split values and the rest whole.  On the device it runs on every thread of its one
+ * block (TRL_GRID_BLOCK(1) = a warp): the launch passes all "rows" (0, rows) and
+ * TRL_ROWS_INDEX(e, n), its point loop, first makes them the thread's share
+ * (rows·t/nt .. rows·(t+1)/nt for the first nt = min(rows, threads)
+ * threads, none for the others, so only thread 0's share starts at row 0); TRL_ROW_BARRIER is
+ * __syncthreads(), which makes the block's global writes visible to all of it. */
+#define TRL_ROWS_INDEX(i, n)                                                                                           \
+    do {                                                                                                               \
+        const long long trl_rows_ = trl_r1, trl_threads_ = (long long)blockDim.x * gridDim.x;                          \
+        const long long trl_t_ = (long long)blockIdx.x * blockDim.x + threadIdx.x;                                     \
+        const long long trl_nt_ = trl_rows_ < trl_threads_ ? trl_rows_ : trl_threads_;                                 \
+        trl_r0 = trl_t_ < trl_nt_ ? trl_rows_ * trl_t_ / trl_nt_ : trl_rows_;                                          \
+        trl_r1 = trl_t_ < trl_nt_ ? trl_rows_ * (trl_t_ + 1) / trl_nt_ : trl_rows_;                                    \
+    } while (0);                                                                                                       \
+    for (long long i = 0; i < (n); ++i)
+#define TRL_ROW_BARRIER() __syncthreads()
 #define TRL_LAUNCH_ROWS(kernel, n, rows, work, ...) TRL_DEVICE_LAUNCH_(kernel, n, 0LL, (long long)(rows), __VA_ARGS__)
 #elif defined(TRL_CUDA_EMU)
 /* CUDA semantics on the host (trlc --target=cuda-emu; issue 18 point 6): the generated source
@@ -148,8 +180,22 @@ inline void trl_emu_launch(trl_ctx *ctx, long long n, const F &f) {
         }                                                                                                              \
     } while (0)
 #define TRL_LAUNCH(kernel, n, work, ...) TRL_DEVICE_LAUNCH_(kernel, n, __VA_ARGS__)
-#define TRL_ROW_BARRIER() ((void)0)
-#define TRL_LAUNCH_ROWS(kernel, n, rows, work, ...) TRL_DEVICE_LAUNCH_(kernel, n, 0LL, (long long)(rows), __VA_ARGS__)
+/* Row-split kernels as on the device (above): the block's threads run at once, each on an OS
+ * thread of the emulator's block pool (trl_emu_block), TRL_ROW_BARRIER its barrier. */
+#define TRL_ROWS_INDEX(i, n)                                                                                           \
+    trl_emu_rows_share(&trl_r0, &trl_r1);                                                                              \
+    for (long long i = 0; i < (n); ++i)
+#define TRL_ROW_BARRIER() trl_emu_barrier()
+#define TRL_LAUNCH_ROWS(kernel, n, rows, work, ...)                                                                    \
+    do {                                                                                                               \
+        long long trl_n_ = (n);                                                                                        \
+        if (trl_n_ > 0) {                                                                                              \
+            const long long trl_t0_ = trl_prof_on ? trl_prof_begin() : 0;                                              \
+            trl_emu_block_launch(ctx, [&]() { kernel(trl_n_, 0LL, (long long)(rows), __VA_ARGS__); });                 \
+            TRL_AFTER_LAUNCH();                                                                                        \
+            if (trl_prof_on) trl_prof_end(trl_t0_, TRL_PROF_KERNELS);                                                  \
+        }                                                                                                              \
+    } while (0)
 #else
 #define TRL_HOST_DEVICE
 /* On the host a kernel is a function over the points [trl_lo_, n) of its n: TRL_LAUNCH runs it
@@ -178,6 +224,7 @@ inline void trl_emu_launch(trl_ctx *ctx, long long n, const F &f) {
  * nt) of them, the rows trl_gemm's split of an [rows, ...] product gives thread t, so that a
  * thread reads back the rows of a product it computed itself. */
 #define TRL_ROW_BARRIER() trl_team_barrier()
+#define TRL_ROWS_INDEX(i, n) TRL_KERNEL_INDEX(i, n) /* each thread: its rows (TRL_LAUNCH_ROWS) */
 #define TRL_LAUNCH_ROWS(kernel, n, rows, work, ...)                                                                    \
     do {                                                                                                               \
         long long trl_n_ = (n);                                                                                        \

@@ -261,7 +261,8 @@ std::string ProgramEmitter::kernel_text(const std::string &name, const std::stri
     const std::string index = "    TRL_KERNEL_INDEX(";
     if (s.compare(header.size(), index.size(), index) != 0)
         throw CodegenError{Loc{}, "internal error: a kernel body does not start with TRL_KERNEL_INDEX"};
-    (void)name;
+    // A row-split kernel: every thread of the device's block runs its point, on its rows.
+    if (row_split_.count(name)) s.replace(header.size() + 4, index.size() - 4, "TRL_ROWS_INDEX(");
     if (frame_.max > 0) {  // `TRLG_FRAME(bytes) TRL_KERNEL_INDEX(e, n) {`: the frame, then the points
         s.insert(header.size() + 4, "TRLG_FRAME(" + std::to_string(frame_.max) + ") ");
         // TRL_GRID_THREADS (runtime/trl_rt.h): warps below 256 points, blocks of 256 above.

@@ -156,6 +156,7 @@ std::string format_source(const std::string &source) {
     style.SortIncludes = clang::format::FormatStyle::SI_Never;
     style.ReflowComments = false;  // comments as written (the .trl line comments, notes)
     style.ForEachMacros.push_back("TRL_KERNEL_INDEX");
+    style.ForEachMacros.push_back("TRL_ROWS_INDEX");
     style.SpaceBeforeParens = clang::format::FormatStyle::SBPO_ControlStatementsExceptControlMacros;
     std::vector<clang::tooling::Range> all{clang::tooling::Range(0, source.size())};
     clang::tooling::Replacements r = clang::format::reformat(style, source, all, "program.cu");

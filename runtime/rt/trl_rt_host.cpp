@@ -566,3 +566,86 @@ extern "C" void trl_emu_grid(trl_ctx *ctx, long long n, void (*task)(void *), vo
     else
         EmuGrid::run(&g, 0, 1);
 }
+
+namespace {
+
+// The block of a row-split kernel (trl_emu_block): TRL_GRID_BLOCK(1) threads at once, the
+// caller as thread 0 and 31 pool threads, started at the first such launch and kept (detached:
+// a program may exit from anywhere).  Mutex and condition variables only, so ThreadSanitizer
+// sees every hand-over.
+struct EmuBlock {
+    static constexpr unsigned kThreads = 32;  // TRL_GRID_BLOCK(1)
+    std::mutex launch;                        // one block at a time (programs in several application threads)
+    std::mutex m;
+    std::condition_variable start, done_cv, barrier_cv;
+    unsigned long long generation = 0, barrier_generation = 0;
+    unsigned done = 0, arrived = 0;
+    void (*task)(void *) = nullptr;
+    void *arg = nullptr;
+
+    EmuBlock() {
+        for (unsigned t = 1; t < kThreads; ++t) std::thread([this, t] { worker(t); }).detach();
+    }
+    static void become(unsigned t) {
+        blockIdx = {0, 0, 0};
+        threadIdx = {t, 0, 0};
+        blockDim = {kThreads, 1, 1};
+        gridDim = {1, 1, 1};
+    }
+    void worker(unsigned t) {
+        unsigned long long seen = 0;
+        for (;;) {
+            void (*f)(void *);
+            void *a;
+            {
+                std::unique_lock<std::mutex> l(m);
+                start.wait(l, [&] { return generation != seen; });
+                seen = generation, f = task, a = arg;
+            }
+            become(t);
+            tl_emu_kernel = 1;
+            f(a);
+            tl_emu_kernel = 0;
+            std::lock_guard<std::mutex> l(m);
+            if (++done == kThreads) done_cv.notify_one();
+        }
+    }
+    void run(void (*f)(void *), void *a) {
+        std::lock_guard<std::mutex> one(launch);
+        {
+            std::lock_guard<std::mutex> l(m);
+            task = f, arg = a, done = 0;
+            ++generation;
+        }
+        start.notify_all();
+        become(0);
+        tl_emu_kernel = 1;
+        f(a);
+        tl_emu_kernel = 0;
+        std::unique_lock<std::mutex> l(m);
+        ++done;
+        done_cv.wait(l, [&] { return done == kThreads; });
+    }
+    void barrier() {
+        std::unique_lock<std::mutex> l(m);
+        const unsigned long long g = barrier_generation;
+        if (++arrived == kThreads) {
+            arrived = 0;
+            ++barrier_generation;
+            barrier_cv.notify_all();
+        } else {
+            barrier_cv.wait(l, [&] { return barrier_generation != g; });
+        }
+    }
+};
+
+EmuBlock &emu_block() {
+    static EmuBlock *b = new EmuBlock;  // never destroyed: its threads are detached
+    return *b;
+}
+
+}  // namespace
+
+extern "C" void trl_emu_block(trl_ctx *, void (*task)(void *), void *arg) { emu_block().run(task, arg); }
+
+extern "C" void trl_emu_barrier(void) { emu_block().barrier(); }

@@ -1,4 +1,4 @@
-"""host_compare.py [--errors] [--emu] TRLC RUNTIME_DIR CXX PROGRAM.trl... — build each program for the
+"""host_compare.py [--errors] [--emu] [-fFLAG...] TRLC RUNTIME_DIR CXX PROGRAM.trl... — build each program for the
 host from `trlc --emit=cuda` (runtime compiled once) and run it; compare with `trlc --interpret`
 run in its own directory: stdout bytes, exit code, and every file either writes (saves).  Prints
 "same: NAME (L lines, F files)" per program, or "DIFF: NAME: reason" and exits 1 at the end.
@@ -7,7 +7,7 @@ stderr (the interpreter's "path:line:col: error: message"), and prints "same err
 E being that line without the path.  With --emu: the CUDA semantics on the host (TRL_CUDA_EMU,
 runtime/trl_rt.h: every thread of a launch's grid a task, in shuffled order, over two threads;
 device frames; errors checked at the host's next look) under ThreadSanitizer, whose report
-on stderr is a DIFF."""
+on stderr is a DIFF.  -fFLAG arguments go to trlc --emit=cuda (-fno-blas: products as loops)."""
 import os
 import subprocess
 import sys
@@ -16,7 +16,8 @@ import tempfile
 args = sys.argv[1:]
 errors = "--errors" in args
 emu = "--emu" in args
-args = [a for a in args if a not in ("--errors", "--emu")]
+codegen_flags = [a for a in args if a.startswith("-f")]  # to trlc --emit=cuda, e.g. -fno-blas
+args = [a for a in args if a not in ("--errors", "--emu") and not a.startswith("-f")]
 tsan = ["-fsanitize=thread", "-g"] if emu else []
 trlc, runtime, cxx = os.path.abspath(args[0]), args[1], args[2]
 programs = args[3:]
@@ -53,7 +54,7 @@ for prog in programs:
     os.makedirs(d)
     cu = os.path.join(d, "prog.cu")
     with open(cu, "wb") as f:
-        r = subprocess.run([trlc, os.path.abspath(prog), "--emit=cuda"], stdout=f)
+        r = subprocess.run([trlc, os.path.abspath(prog), "--emit=cuda"] + codegen_flags, stdout=f)
     if r.returncode != 0:
         print(f"DIFF: {name}: --emit=cuda exited with {r.returncode}")
         failed = True
