@@ -43,6 +43,15 @@ long long trl_prof_now(void);                  /* a timestamp (ns) */
 long long trl_prof_begin(void);                /* a timestamp (ns) opening a timed call */
 void trl_prof_end(long long t0, int category); /* charge now - t0 to the current region */
 void trl_prof_waited(long long ns);            /* waiting inside the current timed call */
+/* Charge "seconds" to a region's category (the device layer's kernel times, measured with CUDA
+ * events and read back later: runtime/rt/trl_rt_cuda.cu). */
+void trl_prof_charge(int region, int category, double seconds);
+/* CUDA builds: around a launch while profiling, events on the stream that time the kernel on
+ * the GPU (charged to the region current at trl_prof_gpu_begin, category "category"), read back
+ * when the host waits for the device anyway (a copy to the host, the end) or when 4096 are
+ * pending: no synchronisation per launch. */
+void trl_prof_gpu_begin(struct trl_ctx *ctx);
+void trl_prof_gpu_end(struct trl_ctx *ctx, int category);
 #ifdef __cplusplus
 }
 #endif
@@ -51,11 +60,18 @@ void trl_prof_waited(long long ns);            /* waiting inside the current tim
 #define TRL_REGION(k) trl_prof_region_now = (k);
 
 /* The grid of a launch of n >= 1 points on the device (and under TRL_CUDA_EMU): blocks of
- * n rounded up to a warp (32) when n < 256, else of 256 threads; ceil(n / block) blocks, so a
- * thread computes at most one point.  A kernel's frames (TRLG_FRAME, trl_gen.h) are indexed by
- * the thread's index in this grid: codegen sizes them for TRL_GRID_THREADS(n) threads. */
+ * n rounded up to a warp (32) when n < 256, else of 256 threads; ceil(n / block) blocks, at most
+ * TRL_GRID_MAX_BLOCKS (65,536 threads: a quarter of an H100's resident threads), the kernels'
+ * grid-stride loops (TRL_KERNEL_INDEX) covering the points beyond.  A kernel's frames
+ * (TRLG_FRAME, trl_gen.h) are indexed by the thread's index in this grid: codegen sizes them
+ * for TRL_GRID_THREADS(n) threads (codegen/emit_program.cpp, kernel_text). */
 #define TRL_GRID_BLOCK(n) ((n) < 256 ? ((n) + 31) / 32 * 32 : 256LL)
-#define TRL_GRID_THREADS(n) (((n) + TRL_GRID_BLOCK(n) - 1) / TRL_GRID_BLOCK(n) * TRL_GRID_BLOCK(n))
+#define TRL_GRID_MAX_BLOCKS 256LL
+#define TRL_GRID_BLOCKS(n)                                                                                             \
+    (((n) + TRL_GRID_BLOCK(n) - 1) / TRL_GRID_BLOCK(n) < TRL_GRID_MAX_BLOCKS                                           \
+         ? ((n) + TRL_GRID_BLOCK(n) - 1) / TRL_GRID_BLOCK(n)                                                           \
+         : TRL_GRID_MAX_BLOCKS)
+#define TRL_GRID_THREADS(n) (TRL_GRID_BLOCKS(n) * TRL_GRID_BLOCK(n))
 
 #if defined(__cplusplus) && !defined(__CUDACC__)
 /* The emulated grid of TRL_CUDA_EMU (below; runtime/rt/trl_rt_host.cpp, always compiled into
@@ -110,7 +126,7 @@ inline void trl_emu_block_launch(trl_ctx *ctx, const F &f) {
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (n);                                      \
          i += (long long)gridDim.x * blockDim.x)
 /* Both launches on the device: a grid of n threads running kernel(n, args...), checked; while
- * profiling, a synchronize after it so that the time charged is the kernel's.  A launch site's
+ * profiling, CUDA events around it time the kernel on the GPU (trl_prof_gpu_begin).  A launch site's
  * first launch checks the kernel against the device (trl_cuda_kernel_check): a kernel the
  * build has no code for, or one that cannot run blocks of this size, stops the program with
  * its name and the reason before it is launched. */
@@ -118,20 +134,17 @@ inline void trl_emu_block_launch(trl_ctx *ctx, const F &f) {
     do {                                                                                                               \
         long long trl_n_ = (n);                                                                                        \
         if (trl_n_ > 0) {                                                                                              \
-            const long long trl_t0_ = trl_prof_on ? trl_prof_begin() : 0;                                              \
             const long long trl_b_ = TRL_GRID_BLOCK(trl_n_);                                                           \
             static bool trl_checked_ = false;                                                                          \
             if (!trl_checked_) {                                                                                       \
                 TRL_CHECK(trl_cuda_kernel_check(ctx, (const void *)kernel, #kernel, (int)trl_b_));                     \
                 trl_checked_ = true;                                                                                   \
             }                                                                                                          \
-            kernel<<<(unsigned)((trl_n_ + trl_b_ - 1) / trl_b_), (unsigned)trl_b_>>>(trl_n_, __VA_ARGS__);             \
+            if (trl_prof_on) trl_prof_gpu_begin(ctx);                                                                  \
+            kernel<<<(unsigned)TRL_GRID_BLOCKS(trl_n_), (unsigned)trl_b_>>>(trl_n_, __VA_ARGS__);                      \
+            if (trl_prof_on) trl_prof_gpu_end(ctx, TRL_PROF_KERNELS);                                                  \
             TRL_CHECK(trl_launch_status(ctx, #kernel));                                                                \
             TRL_AFTER_LAUNCH();                                                                                        \
-            if (trl_prof_on) {                                                                                         \
-                TRL_CHECK(trl_synchronize(ctx));                                                                       \
-                trl_prof_end(trl_t0_, TRL_PROF_KERNELS);                                                               \
-            }                                                                                                          \
         }                                                                                                              \
     } while (0)
 #define TRL_LAUNCH(kernel, n, work, ...) TRL_DEVICE_LAUNCH_(kernel, n, __VA_ARGS__)

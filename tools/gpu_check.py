@@ -20,7 +20,9 @@ Without a GPU (nvidia-smi lists none) and without --host-only it says so and exi
 
 Where the GPU machine cannot run trlc (a lent device: no isl or LLVM there), build here and run
 there: `--build-only --cuda --out DIR` builds both executables of every program into DIR (nvcc
-compiles CUDA without a GPU), and `--prebuilt --out DIR` on the GPU machine runs and compares them.
+compiles CUDA without a GPU) and runs the host ones here, keeping their outputs as the
+reference, and `--prebuilt --out DIR` on the GPU machine runs the CUDA ones and compares them
+with it (tools/device_check.sh does both halves, and times PPO against JAX there).
 
     bash tools/gpu_check.sh [--trlc build/compiler/trlc] [--host-only] [--out DIR]
         [--programs a.trl ...] [--bound I=3] [--define I=3] [--other-flags "--cuda-arch=sm_90"]
@@ -115,6 +117,9 @@ def run(cmd, cwd, timeout, env=None):
     return r, "" if r.returncode == 0 else f"exit {r.returncode}: {r.stderr.strip()[-300:]}", time.perf_counter() - t0
 
 
+REFERENCE = ".reference-stdout"  # a host run's stdout, kept by --build-only --cuda for --prebuilt
+
+
 def bounds_for(exe, wanted):
     """The NAME=V of "wanted" that executable "exe" accepts: a bound it does not have is left out,
     one below the smallest value it was checked for is raised to that value (its --help)."""
@@ -173,12 +178,21 @@ def check(prog, a, gpu, out):
         if err:
             row.update(status="FAIL", detail=f"{kind} build: {err}")
             return row
+    kinds = list(builds)
     if a.build_only:
-        row["outputs"] = "built"
-        return row
+        if not a.cuda:
+            row["outputs"] = "built"
+            return row
+        kinds = ["host"]  # the reference outputs, computed here: the GPU machine need not run it
     results = {}
-    for kind in builds:
+    for kind in kinds:
         wd = os.path.join(out, kind, name + ".run")
+        ref = os.path.join(wd, REFERENCE)
+        if a.prebuilt and kind == "host" and os.path.exists(ref):  # --build-only --cuda ran it
+            with open(ref) as f:
+                results[kind] = (f.read(), wd)
+            row["host_s"] = "ref"
+            continue
         shutil.rmtree(wd, ignore_errors=True)
         os.makedirs(wd)
         for script in input_scripts(prog, text):  # the files its `load`s read
@@ -192,8 +206,14 @@ def check(prog, a, gpu, out):
             return row
         row[kind + "_s"] = round(secs, 2)
         results[kind] = (r.stdout, wd)
+        if a.build_only:
+            with open(ref, "w") as f:
+                f.write(r.stdout)
+    if a.build_only:
+        row["outputs"] = "built, host reference run"
+        return row
     (sa, wa), (sb, wb) = results["host"], results["other"]
-    files = sorted(set(os.listdir(wa)) | set(os.listdir(wb)))
+    files = sorted(n for n in set(os.listdir(wa)) | set(os.listdir(wb)) if n != REFERENCE)
     same = sa == sb and all(
         os.path.exists(os.path.join(wa, f)) and os.path.exists(os.path.join(wb, f)) and
         open(os.path.join(wa, f), "rb").read() == open(os.path.join(wb, f), "rb").read() for f in files)
@@ -255,6 +275,7 @@ def main():
     ap.add_argument("--atol", type=float, default=1e-6)
     ap.add_argument("--timeout", type=int, default=600)
     a = ap.parse_args()
+    a.out = os.path.abspath(a.out)  # the runs' working directories are below it
     gpu, why = gpu_present()
     if a.emu:
         gpu, why, a.host_only = False, "CUDA semantics on the host (--emu)", True

@@ -1,5 +1,6 @@
 // trl_profile — the region profiler of generated programs (issue 15 point 2, after RL-Scope):
-// `prog --profile FILE.json`.
+// `prog --profile FILE.json`.  On the GPU, kernels and products are timed by CUDA events
+// (runtime/rt/trl_rt_cuda.cu, trl_prof_gpu_begin), charged here through trl_prof_charge.
 //
 // Regions are the program's statements (one per tensor equation, emit and save; a fused kernel
 // counts for its first statement), each with a group that trlc derives from where its code
@@ -110,6 +111,8 @@ void trl_prof_end(long long t0, int category) {
 }
 
 void trl_prof_waited(long long ns) { g_prof.wait_total_ns += ns; }
+
+void trl_prof_charge(int region, int category, double seconds) { add(region, category, seconds); }
 
 }  // extern "C"
 

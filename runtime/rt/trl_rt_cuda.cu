@@ -7,6 +7,8 @@
 #include <cuda_runtime.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "rt/trl_rt_internal.h"
 
@@ -14,10 +16,40 @@ namespace {
 
 struct CudaState {
     cublasHandle_t blas = nullptr;
+    // --profile: a pair of events around each launch and product (trl_prof_gpu_begin / end),
+    // with the region and category to charge; read back by prof_flush.
+    std::vector<cudaEvent_t> events;           // 2 per pending pair, reused
+    std::vector<std::pair<int, int>> pending;  // (region, category)
 };
+
+/** Pairs of events pending at most (then trl_prof_gpu_begin reads them back). */
+constexpr size_t kProfPairs = 4096;
 
 int cuda_error(trl_ctx *ctx, cudaError_t e, const char *what) {
     return trl_rt::set_error(ctx, TRL_EDEVICE, std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+/** Wait for the last pending event and charge every pair's GPU time to its region. */
+void prof_flush(trl_ctx *ctx) {
+    CudaState *st = static_cast<CudaState *>(ctx->device);
+    if (!st || st->pending.empty()) return;
+    cudaEventSynchronize(st->events[2 * st->pending.size() - 1]);
+    for (size_t k = 0; k < st->pending.size(); ++k) {
+        float ms = 0;
+        if (cudaEventElapsedTime(&ms, st->events[2 * k], st->events[2 * k + 1]) == cudaSuccess)
+            trl_prof_charge(st->pending[k].first, st->pending[k].second, 1e-3 * ms);
+    }
+    st->pending.clear();
+}
+
+/** While profiling, before a blocking call: wait for the queued device work (charged as waiting)
+ *  and read the events back, so that the call's own time is its own. */
+void prof_drain(trl_ctx *ctx) {
+    if (!trl_prof_on) return;
+    const long long t0 = trl_prof_begin();
+    cudaDeviceSynchronize();
+    trl_prof_end(t0, TRL_PROF_WAITING);
+    prof_flush(ctx);
 }
 
 }  // namespace
@@ -58,10 +90,10 @@ int device_alloc_block(trl_ctx *ctx, size_t bytes, void **slot, size_t *slot_byt
     void *p = nullptr;
     cudaError_t e = cudaMalloc(&p, bytes ? bytes : 256);
     if (e != cudaSuccess)
-        return cuda_error(ctx, e,
-                          ("cannot allocate the " + std::string(what) + " of " + std::to_string(bytes) +
-                           " bytes on the device")
-                              .c_str());
+        return cuda_error(
+            ctx, e,
+            ("cannot allocate the " + std::string(what) + " of " + std::to_string(bytes) + " bytes on the device")
+                .c_str());
     e = cudaMemset(p, 0, bytes ? bytes : 256);
     if (e != cudaSuccess) {
         cudaFree(p);
@@ -83,6 +115,7 @@ void device_release(trl_ctx *ctx) {
     CudaState *st = static_cast<CudaState *>(ctx->device);
     if (st) {
         if (st->blas) cublasDestroy(st->blas);
+        for (cudaEvent_t e : st->events) cudaEventDestroy(e);
         delete st;
     }
     ctx->device = nullptr;
@@ -93,22 +126,46 @@ void device_release(trl_ctx *ctx) {
 extern "C" {
 
 int trl_to_host(trl_ctx *ctx, void *dst, const void *device_src, size_t bytes) {
-    trl_rt::ProfScope prof(TRL_PROF_COPIES);
     if (!bytes) return TRL_OK;
+    prof_drain(ctx);
+    trl_rt::ProfScope prof(TRL_PROF_COPIES);
     cudaError_t e = cudaMemcpy(dst, device_src, bytes, cudaMemcpyDeviceToHost);
     return e == cudaSuccess ? TRL_OK : cuda_error(ctx, e, "cudaMemcpy to the host");
 }
 
 int trl_to_device(trl_ctx *ctx, void *device_dst, const void *src, size_t bytes) {
-    trl_rt::ProfScope prof(TRL_PROF_COPIES);
     if (!bytes) return TRL_OK;
+    prof_drain(ctx);
+    trl_rt::ProfScope prof(TRL_PROF_COPIES);
     cudaError_t e = cudaMemcpy(device_dst, src, bytes, cudaMemcpyHostToDevice);
     return e == cudaSuccess ? TRL_OK : cuda_error(ctx, e, "cudaMemcpy to the device");
 }
 
 int trl_synchronize(trl_ctx *ctx) {
     cudaError_t e = cudaDeviceSynchronize();
+    prof_flush(ctx);
     return e == cudaSuccess ? TRL_OK : cuda_error(ctx, e, "cudaDeviceSynchronize");
+}
+
+void trl_prof_gpu_begin(trl_ctx *ctx) {
+    CudaState *st = static_cast<CudaState *>(ctx->device);
+    if (!st) return;
+    if (st->pending.size() == kProfPairs) prof_flush(ctx);
+    const size_t k = st->pending.size();
+    while (st->events.size() < 2 * (k + 1)) {
+        cudaEvent_t e;
+        if (cudaEventCreate(&e) != cudaSuccess) return;  // no pair: this launch goes untimed
+        st->events.push_back(e);
+    }
+    cudaEventRecord(st->events[2 * k]);
+    st->pending.push_back({trl_prof_region_now, -1});
+}
+
+void trl_prof_gpu_end(trl_ctx *ctx, int category) {
+    CudaState *st = static_cast<CudaState *>(ctx->device);
+    if (!st || st->pending.empty() || st->pending.back().second != -1) return;
+    cudaEventRecord(st->events[2 * st->pending.size() - 1]);
+    st->pending.back().second = category;
 }
 
 int trl_cuda_status(trl_ctx *ctx, int cuda_status, const char *what) {
@@ -131,8 +188,8 @@ int trl_cuda_kernel_check(trl_ctx *ctx, const void *func, const char *kernel, in
         cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
         return cuda_error(ctx, e,
                           (std::string("kernel ") + kernel + " cannot run on this GPU (compute capability " +
-                           std::to_string(major) + "." + std::to_string(minor) +
-                           "; rebuild with --cuda-arch=sm_" + std::to_string(major) + std::to_string(minor) + ")")
+                           std::to_string(major) + "." + std::to_string(minor) + "; rebuild with --cuda-arch=sm_" +
+                           std::to_string(major) + std::to_string(minor) + ")")
                               .c_str());
     }
     if (a.maxThreadsPerBlock < block)
@@ -153,6 +210,7 @@ int trl_rt::device_gemm(trl_ctx *ctx, int dtype, bool ta, long long m, long long
     // stored [k, m] (ta) is column-major op(A) itself, so cuBLAS transposes it (ld m).
     const cublasOperation_t opa = ta ? CUBLAS_OP_T : CUBLAS_OP_N;
     const int lda = (int)(ta ? m : (k ? k : 1));
+    if (trl_prof_on) trl_prof_gpu_begin(ctx);  // the product's GPU time (the call's is counted too)
     cublasStatus_t s;
     if (dtype == TRL_F32) {
         const float one = 1, zero = 0;
@@ -163,6 +221,7 @@ int trl_rt::device_gemm(trl_ctx *ctx, int dtype, bool ta, long long m, long long
         s = cublasDgemm(h, CUBLAS_OP_N, opa, (int)n, (int)m, (int)k, &one, static_cast<const double *>(b), (int)n,
                         static_cast<const double *>(a), lda, &zero, static_cast<double *>(c), (int)n);
     }
+    if (trl_prof_on) trl_prof_gpu_end(ctx, TRL_PROF_PRODUCTS);
     if (s != CUBLAS_STATUS_SUCCESS)
         return trl_rt::set_error(ctx, TRL_EDEVICE,
                                  "cuBLAS gemm failed (m = " + std::to_string(m) + ", n = " + std::to_string(n) +
