@@ -91,6 +91,23 @@ nstep_cartpole -D I=20
 ppo_cartpole -D I=3
 ppo_pendulum -D I=2
 SAMPLES
+    # ThreadSanitizer on the host thread team and its row-split kernels (runtime/rt/
+    # trl_rt_host.cpp, codegen/row_split.h): the two PPO samples with 2 threads and splits forced
+    # on whatever the cores' round trip (TRL_SPLIT_MAX_ROUND_TRIP_US), equal to its run on one.
+    for name in ppo_cartpole ppo_pendulum; do
+        if nice "$build/compiler/trlc" "$root/samples/$name.trl" -D I=3 -I "$root/samples" \
+                -o "$work/$name-tsan" --sanitize=thread -O1 \
+            && (cd "$work" && TSAN_OPTIONS="log_path=$reports/tsan" TRL_SPLIT_MAX_ROUND_TRIP_US=1000 \
+                nice "./$name-tsan" --quiet --threads 2 > "$name-tsan2.jsonl") \
+            && (cd "$work" && TSAN_OPTIONS="log_path=$reports/tsan" \
+                nice "./$name-tsan" --quiet --threads 1 > "$name-tsan1.jsonl") \
+            && cmp -s "$work/$name-tsan2.jsonl" "$work/$name-tsan1.jsonl"; then
+            echo "sanitize.sh: sample $name -D I=3 under ThreadSanitizer, 2 threads: same records"
+        else
+            echo "sanitize.sh: sample $name under ThreadSanitizer FAILED"
+            status=1
+        fi
+    done
 fi
 
 n=$(find "$reports" -type f | wc -l)
