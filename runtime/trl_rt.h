@@ -95,13 +95,6 @@ void trl_emu_block(trl_ctx *ctx, void (*task)(void *arg), void *arg);
 /* Inside trl_emu_block: returns when every thread of the block has called it. */
 void trl_emu_barrier(void);
 }
-/* The calling thread's share of rows [*r0, *r1) = [0, rows), as TRL_ROWS_INDEX on the device. */
-inline void trl_emu_rows_share(long long *r0, long long *r1) {
-    const long long rows = *r1, threads = (long long)blockDim.x * gridDim.x;
-    const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x, nt = rows < threads ? rows : threads;
-    *r0 = t < nt ? rows * t / nt : rows;
-    *r1 = t < nt ? rows * (t + 1) / nt : rows;
-}
 template <class F>
 inline void trl_emu_launch(trl_ctx *ctx, long long n, const F &f) {
     trl_emu_grid(
@@ -114,22 +107,42 @@ inline void trl_emu_block_launch(trl_ctx *ctx, const F &f) {
 }
 #endif
 
-#if defined(__CUDACC__)
-#define TRL_HOST_DEVICE __host__ __device__
-#define TRL_KERNEL __global__ void
-/* A kernel's first parameters: `TRL_KERNEL k(TRL_KERNEL_RANGE, char *arena, ...)`; n is the
- * number of points (the same spelling as on the host, where a launch passes a sub-range). */
+#if defined(__CUDACC__) || defined(TRL_CUDA_EMU)
+/* Kernels as the device runs them (on a GPU, or under TRL_CUDA_EMU).  A kernel's first
+ * parameters: `TRL_KERNEL k(TRL_KERNEL_RANGE, char *arena, ...)`; n is the number of points (the
+ * same spelling as on the host, where a launch passes a sub-range). */
 #define TRL_KERNEL_RANGE long long n
-/* `TRL_KERNEL_INDEX(i, n) { body }`: body for this thread's elements i < n (a grid-stride loop:
- * one element per thread under TRL_LAUNCH's grid); the same spelling as on the host. */
+/* `TRL_KERNEL_INDEX(i, n) { body }`: body for this thread's points i < n (a grid-stride loop:
+ * one point per thread under TRL_LAUNCH's grid up to TRL_GRID_MAX_BLOCKS); the same spelling as
+ * on the host. */
 #define TRL_KERNEL_INDEX(i, n)                                                                                         \
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (n);                                      \
          i += (long long)gridDim.x * blockDim.x)
+/* The point loop of a row-split kernel (compiler/codegen/row_split.h: its signature adds `long
+ * long trl_r0, long long trl_r1` after TRL_KERNEL_RANGE; its points are one), which runs on
+ * every thread of its one block (TRL_GRID_BLOCK(1) = a warp): the launch passes all "rows"
+ * (0, rows), made here the thread's share, rows·t/nt .. rows·(t+1)/nt for the first
+ * nt = min(rows, threads) threads and none for the others, so that only thread 0's share starts
+ * at row 0 (the stores of whole values are thread 0's). */
+#define TRL_ROWS_INDEX(i, n)                                                                                           \
+    do {                                                                                                               \
+        const long long trl_rows_ = trl_r1, trl_threads_ = (long long)blockDim.x * gridDim.x;                          \
+        const long long trl_t_ = (long long)blockIdx.x * blockDim.x + threadIdx.x;                                     \
+        const long long trl_nt_ = trl_rows_ < trl_threads_ ? trl_rows_ : trl_threads_;                                 \
+        trl_r0 = trl_t_ < trl_nt_ ? trl_rows_ * trl_t_ / trl_nt_ : trl_rows_;                                          \
+        trl_r1 = trl_t_ < trl_nt_ ? trl_rows_ * (trl_t_ + 1) / trl_nt_ : trl_rows_;                                    \
+    } while (0);                                                                                                       \
+    for (long long i = 0; i < (n); ++i)
+#endif
+
+#if defined(__CUDACC__)
+#define TRL_HOST_DEVICE __host__ __device__
+#define TRL_KERNEL __global__ void
 /* Both launches on the device: a grid of n threads running kernel(n, args...), checked; while
- * profiling, CUDA events around it time the kernel on the GPU (trl_prof_gpu_begin).  A launch site's
- * first launch checks the kernel against the device (trl_cuda_kernel_check): a kernel the
- * build has no code for, or one that cannot run blocks of this size, stops the program with
- * its name and the reason before it is launched. */
+ * profiling, CUDA events around it time the kernel on the GPU (trl_prof_gpu_begin).  A launch
+ * site's first launch checks the kernel against the device (trl_cuda_kernel_check): a kernel
+ * the build has no code for, or one that cannot run blocks of this size, stops the program
+ * with its name and the reason before it is launched. */
 #define TRL_DEVICE_LAUNCH_(kernel, n, ...)                                                                             \
     do {                                                                                                               \
         long long trl_n_ = (n);                                                                                        \
@@ -148,23 +161,9 @@ inline void trl_emu_block_launch(trl_ctx *ctx, const F &f) {
         }                                                                                                              \
     } while (0)
 #define TRL_LAUNCH(kernel, n, work, ...) TRL_DEVICE_LAUNCH_(kernel, n, __VA_ARGS__)
-/* A row-split kernel (compiler/codegen/row_split.h: its signature adds `long long trl_r0,
- * long long trl_r1` after TRL_KERNEL_RANGE; its points are one) computes rows [trl_r0, trl_r1)
- * of its split values and the rest whole.  On the device it runs on every thread of its one
- * block (TRL_GRID_BLOCK(1) = a warp): the launch passes all "rows" (0, rows) and
- * TRL_ROWS_INDEX(e, n), its point loop, first makes them the thread's share
- * (rows·t/nt .. rows·(t+1)/nt for the first nt = min(rows, threads)
- * threads, none for the others, so only thread 0's share starts at row 0); TRL_ROW_BARRIER is
- * __syncthreads(), which makes the block's global writes visible to all of it. */
-#define TRL_ROWS_INDEX(i, n)                                                                                           \
-    do {                                                                                                               \
-        const long long trl_rows_ = trl_r1, trl_threads_ = (long long)blockDim.x * gridDim.x;                          \
-        const long long trl_t_ = (long long)blockIdx.x * blockDim.x + threadIdx.x;                                     \
-        const long long trl_nt_ = trl_rows_ < trl_threads_ ? trl_rows_ : trl_threads_;                                 \
-        trl_r0 = trl_t_ < trl_nt_ ? trl_rows_ * trl_t_ / trl_nt_ : trl_rows_;                                          \
-        trl_r1 = trl_t_ < trl_nt_ ? trl_rows_ * (trl_t_ + 1) / trl_nt_ : trl_rows_;                                    \
-    } while (0);                                                                                                       \
-    for (long long i = 0; i < (n); ++i)
+/* A row-split kernel (TRL_ROWS_INDEX above) computes rows [trl_r0, trl_r1) of its split values
+ * and the rest whole; TRL_ROW_BARRIER is __syncthreads(), which makes the block's global writes
+ * visible to all of it. */
 #define TRL_ROW_BARRIER() __syncthreads()
 #define TRL_LAUNCH_ROWS(kernel, n, rows, work, ...) TRL_DEVICE_LAUNCH_(kernel, n, 0LL, (long long)(rows), __VA_ARGS__)
 #elif defined(TRL_CUDA_EMU)
@@ -178,10 +177,6 @@ inline void trl_emu_block_launch(trl_ctx *ctx, const F &f) {
  * host's. */
 #define TRL_HOST_DEVICE
 #define TRL_KERNEL void
-#define TRL_KERNEL_RANGE long long n
-#define TRL_KERNEL_INDEX(i, n)                                                                                         \
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (n);                                      \
-         i += (long long)gridDim.x * blockDim.x)
 #define TRL_DEVICE_LAUNCH_(kernel, n, ...)                                                                             \
     do {                                                                                                               \
         long long trl_n_ = (n);                                                                                        \
@@ -195,9 +190,6 @@ inline void trl_emu_block_launch(trl_ctx *ctx, const F &f) {
 #define TRL_LAUNCH(kernel, n, work, ...) TRL_DEVICE_LAUNCH_(kernel, n, __VA_ARGS__)
 /* Row-split kernels as on the device (above): the block's threads run at once, each on an OS
  * thread of the emulator's block pool (trl_emu_block), TRL_ROW_BARRIER its barrier. */
-#define TRL_ROWS_INDEX(i, n)                                                                                           \
-    trl_emu_rows_share(&trl_r0, &trl_r1);                                                                              \
-    for (long long i = 0; i < (n); ++i)
 #define TRL_ROW_BARRIER() trl_emu_barrier()
 #define TRL_LAUNCH_ROWS(kernel, n, rows, work, ...)                                                                    \
     do {                                                                                                               \
