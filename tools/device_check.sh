@@ -36,6 +36,7 @@ prepare)
     echo "device_check: prepared $dir; on the GPU: bash tools/device_check.sh run $dir (carry $dir)"
     ;;
 run)
+    export PATH="$PATH:/usr/local/cuda/bin:/usr/local/cuda/compute-sanitizer"  # compute-sanitizer
     out=${OUT:-$dir/out}
     mkdir -p "$out"
     {
@@ -66,24 +67,31 @@ run)
         JAX_PLATFORMS=cuda timeout 900 python3 tools/bench/peers/ppo_cartpole_jax.py --iterations 977 \
             --log "$out/jax.jsonl" > "$out/jax.txt" 2>&1
         echo "jax: exit $?: $(tail -1 "$out/jax.txt")"
-        python3 - "$trlc_s" "$out/jax.txt" "$out/ppo_cuda/ppo.jsonl" <<'EOF'
+        python3 - "$trlc_s" "$out/jax.txt" "$out/ppo_cuda/ppo.jsonl" "$rc" <<'EOF'
 import json, sys
-trlc_s = float(sys.argv[1])
+trlc_s, trlc_rc = float(sys.argv[1]), int(sys.argv[4])
 try:
     jax = json.loads(open(sys.argv[2]).read().strip().splitlines()[-1])
 except Exception:
     jax = {}
 steps = 977 * 512
-rets = [json.loads(l).get("episodic_return") for l in open(sys.argv[3]) if "episodic_return" in l]
+try:
+    rets = [json.loads(l).get("episodic_return") for l in open(sys.argv[3]) if "episodic_return" in l]
+except OSError:
+    rets = []
 last = rets[-100:]
 print(f"{'arm':10s} {'train s':>9s} {'steps/s':>10s}  notes")
-print(f"{'trlc cuda':10s} {trlc_s:9.2f} {steps / trlc_s:10.0f}  wall of the whole program (init, "
-      f"compile-free); last-100 mean {sum(last) / max(1, len(last)):.1f}")
+if trlc_rc != 0:
+    print(f"{'trlc cuda':10s} FAILED (exit {trlc_rc}; ppo_cuda/stderr.txt)")
+else:
+    print(f"{'trlc cuda':10s} {trlc_s:9.2f} {steps / trlc_s:10.0f}  wall of the whole program (init, "
+          f"compile-free); last-100 mean {sum(last) / max(1, len(last)):.1f}")
 if jax:
     js = jax.get("train_seconds", float("nan"))
     print(f"{'jax':10s} {js:9.2f} {steps / js:10.0f}  compile {jax.get('compile_seconds')} s apart; "
           f"jax {jax.get('jax')}")
-    print(f"trlc / jax time: {trlc_s / js:.2f} (< 1: trlc faster)")
+    if trlc_rc == 0:
+        print(f"trlc / jax time: {trlc_s / js:.2f} (< 1: trlc faster)")
 EOF
     } 2>&1 | tee "$out/device_check.txt"
     ;;
