@@ -37,11 +37,14 @@ prepare)
     ;;
 run)
     export PATH="$PATH:/usr/local/cuda/bin:/usr/local/cuda/compute-sanitizer"  # compute-sanitizer
+    # cuBLAS and the CUDA runtime of the toolkit there, should its loader not know the folder
+    export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}/usr/local/cuda/lib64"
     out=${OUT:-$dir/out}
     mkdir -p "$out"
     {
         echo "== $(date -u) $(nvidia-smi -L 2>&1 | head -1)"
         nvidia-smi --query-gpu=name,compute_cap,driver_version,memory.total --format=csv 2>&1
+        ldd "$dir/check/other/ppo_cartpole" 2>&1 | grep -E 'cublas|cudart|not found' 
         echo "== 1. every program: CUDA against the host reference, memcheck"
         python3 tools/gpu_check.py --prebuilt --cuda --bound I=3 --out "$dir/check" --timeout 300
         cp "$dir/check/gpu_check.json" "$out/" 2>/dev/null
