@@ -5,11 +5,12 @@
 // arena's size, which the error record follows) and kTrlFiles (the program's source paths,
 // which error messages name); not a standalone header.  Host (C++/OpenMP) and device (nvcc).
 //
-// Contents: TRLG_FRAME / TRLG_LOCAL (kernel locals: device frames, host stack or heap), TRLG_SEQ (no unrolling by NVVM),
-// trlg_orthogonal_f64 (out of line on the device), and the run-time errors of the reference
-// interpreter: a failing check (trlg_chk_i32, trlg_idiv, trlg_imod, trlg_ipow, trlg_f2i) calls
-// trlg_raise, which records the first error in the arena tail inside a kernel (reported by
-// trlg_check after the launch) or reports it at once ("path:line:col: error: message", exit 1).
+// Contents: TRLG_FRAME / TRLG_LOCAL (kernel locals: device frames, host stack or heap),
+// TRLG_SEQ (no unrolling by NVVM), trlg_orthogonal_f64 (out of line on the device), and the
+// run-time errors of the reference interpreter: a failing check (trlg_chk_i32, trlg_idiv,
+// trlg_imod, trlg_ipow, trlg_f2i) calls trlg_raise, which records the first error in the arena
+// tail inside a kernel (reported by trlg_check, TRLG_SYNC) or reports it at once
+// ("path:line:col: error: message", exit 1).
 // The element kernels shared with the interpreter are in trl_ops.h.
 //
 // Example (generated): `int32_t r = trlg_idiv(a, b, arena, 0, 12, 9);` raises "integer division
@@ -18,9 +19,9 @@
 // ---- locals of kernels (codegen/expr_emitter.h, KernelFrame and kStackArrayBytes).  In device
 // code (nvcc's device pass, or the host under TRL_CUDA_EMU) a kernel's arrays beyond the
 // private budget live in its thread's frame: TRLG_FRAME(bytes), before the kernel's
-// TRL_KERNEL_INDEX on its line, points
-// trlg_frame at this thread's `bytes` of trlg_frames (one frame per thread of the launch's grid,
-// TRL_GRID_THREADS; run_program sizes and sets the region with trlg_set_frames), and
+// TRL_KERNEL_INDEX on its line, points trlg_frame at this thread's `bytes` of trlg_frames (one
+// frame per thread of the launch's grid, TRL_GRID_THREADS; run_program sizes and sets the
+// region with trlg_set_frames), and
 // TRLG_LOCAL(T, name, n, offset) is the array at `offset` in it.  On the host the same line is
 // a stack array, or above 64 KiB (TRLG_LARGE_LOCAL, and TRLG_HEAP_LOCAL in host functions) a
 // per-thread heap buffer: a few [2048, 256] f32 intermediates overflow an 8 MiB thread stack

@@ -177,30 +177,25 @@ inline void trl_emu_block_launch(trl_ctx *ctx, const F &f) {
  * host's. */
 #define TRL_HOST_DEVICE
 #define TRL_KERNEL void
-#define TRL_DEVICE_LAUNCH_(kernel, n, ...)                                                                             \
+/* A launch of n points through "run" (an emulator call that may use trl_n_), timed while
+ * profiling. */
+#define TRL_EMU_LAUNCH_(n, run)                                                                                        \
     do {                                                                                                               \
         long long trl_n_ = (n);                                                                                        \
         if (trl_n_ > 0) {                                                                                              \
             const long long trl_t0_ = trl_prof_on ? trl_prof_begin() : 0;                                              \
-            trl_emu_launch(ctx, trl_n_, [&]() { kernel(trl_n_, __VA_ARGS__); });                                       \
+            run;                                                                                                       \
             TRL_AFTER_LAUNCH();                                                                                        \
             if (trl_prof_on) trl_prof_end(trl_t0_, TRL_PROF_KERNELS);                                                  \
         }                                                                                                              \
     } while (0)
-#define TRL_LAUNCH(kernel, n, work, ...) TRL_DEVICE_LAUNCH_(kernel, n, __VA_ARGS__)
+#define TRL_LAUNCH(kernel, n, work, ...)                                                                               \
+    TRL_EMU_LAUNCH_(n, trl_emu_launch(ctx, trl_n_, [&]() { kernel(trl_n_, __VA_ARGS__); }))
 /* Row-split kernels as on the device (above): the block's threads run at once, each on an OS
  * thread of the emulator's block pool (trl_emu_block), TRL_ROW_BARRIER its barrier. */
 #define TRL_ROW_BARRIER() trl_emu_barrier()
 #define TRL_LAUNCH_ROWS(kernel, n, rows, work, ...)                                                                    \
-    do {                                                                                                               \
-        long long trl_n_ = (n);                                                                                        \
-        if (trl_n_ > 0) {                                                                                              \
-            const long long trl_t0_ = trl_prof_on ? trl_prof_begin() : 0;                                              \
-            trl_emu_block_launch(ctx, [&]() { kernel(trl_n_, 0LL, (long long)(rows), __VA_ARGS__); });                 \
-            TRL_AFTER_LAUNCH();                                                                                        \
-            if (trl_prof_on) trl_prof_end(trl_t0_, TRL_PROF_KERNELS);                                                  \
-        }                                                                                                              \
-    } while (0)
+    TRL_EMU_LAUNCH_(n, trl_emu_block_launch(ctx, [&]() { kernel(trl_n_, 0LL, (long long)(rows), __VA_ARGS__); }))
 #else
 #define TRL_HOST_DEVICE
 /* On the host a kernel is a function over the points [trl_lo_, n) of its n: TRL_LAUNCH runs it

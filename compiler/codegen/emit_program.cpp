@@ -265,11 +265,7 @@ std::string ProgramEmitter::kernel_text(const std::string &name, const std::stri
     if (row_split_.count(name)) s.replace(header.size() + 4, index.size() - 4, "TRL_ROWS_INDEX(");
     if (frame_.max > 0) {  // `TRLG_FRAME(bytes) TRL_KERNEL_INDEX(e, n) {`: the frame, then the points
         s.insert(header.size() + 4, "TRLG_FRAME(" + std::to_string(frame_.max) + ") ");
-        // TRL_GRID_THREADS (runtime/trl_rt.h): warps below 256 points, blocks of 256 above, at
-        // most 256 blocks.
-        const int64_t block = points < 256 ? (points + 31) / 32 * 32 : 256;
-        const int64_t threads = std::min<int64_t>((points + block - 1) / block, 256) * block;
-        frames_bytes_ = std::max(frames_bytes_, frame_.max * threads);
+        frames_bytes_ = std::max(frames_bytes_, frame_.max * device_grid_threads(points));
     }
     frame_ = KernelFrame{};
     return s + "}\n";

@@ -21,6 +21,7 @@
 // BLAS binding helpers), expr_shape.cpp (transpose, reshape, cumsum, discounted_cumsum,
 // concat), expr_builtin.cpp (the dispatch: emit_uncached, emit_builtin, field_init),
 // extra_builtins.cpp, extern_call.cpp; prelude() is prelude.cpp.
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -270,6 +271,15 @@ constexpr int64_t kDevicePrivateBytes = 4 * 1024;
  *  Example: a one-point kernel with float[4096] and float[256] locals: both private would be a
  *  17 KB stack; here the first gets `TRLG_LOCAL(float, val9, 4096, 0)`, frame 16 KiB in global
  *  memory, and the [256] stays `float val4[256]`. */
+/** The threads of the device grid of a launch of "points" points: TRL_GRID_THREADS of
+ *  runtime/trl_rt.h (blocks of the points rounded up to a warp below 256, of 256 above, at most
+ *  256 blocks), which indexes the frames; the unit test RuntimeHost.DeviceGridThreadsMatch
+ *  checks that the two agree. */
+inline int64_t device_grid_threads(int64_t points) {
+    const int64_t block = points < 256 ? (points + 31) / 32 * 32 : 256;
+    return std::min<int64_t>((points + block - 1) / block, 256) * block;
+}
+
 struct KernelFrame {
     int64_t at = 0;                  // next free offset (bytes)
     int64_t max = 0;                 // the frame's size so far (bytes, a multiple of 16)

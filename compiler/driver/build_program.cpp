@@ -315,7 +315,6 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
     if (on_host) {
         tool_name = "the host C++ compiler";
         argv = host_flags(opts, olevel);
-
         std::vector<std::string> libs = {"-lopenblas"};
 #if defined(TRLC_LIBXSMM_LIBRARY)
         if (!opts.standalone) {

@@ -521,6 +521,18 @@ namespace {
 
 thread_local int tl_emu_kernel = 0;  // trl_emu_in_kernel
 
+/** Runs task(arg) on the calling OS thread as thread "id" of a grid of "grid" blocks of "block"
+ *  threads (blockIdx and the others set, trl_emu_in_kernel 1 meanwhile). */
+void run_as_grid_thread(unsigned id, unsigned block, unsigned grid, void (*task)(void *), void *arg) {
+    blockIdx = {id / block, 0, 0};
+    threadIdx = {id % block, 0, 0};
+    blockDim = {block, 1, 1};
+    gridDim = {grid, 1, 1};
+    tl_emu_kernel = 1;
+    task(arg);
+    tl_emu_kernel = 0;
+}
+
 struct EmuGrid {
     void (*task)(void *);
     void *arg;
@@ -528,16 +540,8 @@ struct EmuGrid {
     unsigned block, grid;
     static void run(void *a, int t, int nt) {
         const EmuGrid *g = static_cast<const EmuGrid *>(a);
-        tl_emu_kernel = 1;
-        for (size_t k = static_cast<size_t>(t); k < g->order.size(); k += static_cast<size_t>(nt)) {
-            const unsigned id = g->order[k];
-            blockIdx = {id / g->block, 0, 0};
-            threadIdx = {id % g->block, 0, 0};
-            blockDim = {g->block, 1, 1};
-            gridDim = {g->grid, 1, 1};
-            g->task(g->arg);
-        }
-        tl_emu_kernel = 0;
+        for (size_t k = static_cast<size_t>(t); k < g->order.size(); k += static_cast<size_t>(nt))
+            run_as_grid_thread(g->order[k], g->block, g->grid, g->task, g->arg);
     }
 };
 
@@ -560,9 +564,10 @@ extern "C" void trl_emu_grid(trl_ctx *ctx, long long n, void (*task)(void *), vo
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
         std::swap(g.order[i - 1], g.order[x % i]);
     }
-    const int nt = std::max(1, std::min<int>(team_of(ctx)->size, static_cast<int>(threads)));
+    Team *team = team_of(ctx);
+    const int nt = std::max(1, std::min<int>(team->size, static_cast<int>(threads)));
     if (nt > 1)
-        team_of(ctx)->run(nt, &EmuGrid::run, &g);
+        team->run(nt, &EmuGrid::run, &g);
     else
         EmuGrid::run(&g, 0, 1);
 }
@@ -574,8 +579,8 @@ namespace {
 // a program may exit from anywhere).  Mutex and condition variables only, so ThreadSanitizer
 // sees every hand-over.
 struct EmuBlock {
-    static constexpr unsigned kThreads = 32;  // TRL_GRID_BLOCK(1)
-    std::mutex launch;                        // one block at a time (programs in several application threads)
+    static constexpr unsigned kThreads = TRL_GRID_BLOCK(1);
+    std::mutex launch;  // one block at a time (programs in several application threads)
     std::mutex m;
     std::condition_variable start, done_cv, barrier_cv;
     unsigned long long generation = 0, barrier_generation = 0;
@@ -585,12 +590,6 @@ struct EmuBlock {
 
     EmuBlock() {
         for (unsigned t = 1; t < kThreads; ++t) std::thread([this, t] { worker(t); }).detach();
-    }
-    static void become(unsigned t) {
-        blockIdx = {0, 0, 0};
-        threadIdx = {t, 0, 0};
-        blockDim = {kThreads, 1, 1};
-        gridDim = {1, 1, 1};
     }
     void worker(unsigned t) {
         unsigned long long seen = 0;
@@ -602,10 +601,7 @@ struct EmuBlock {
                 start.wait(l, [&] { return generation != seen; });
                 seen = generation, f = task, a = arg;
             }
-            become(t);
-            tl_emu_kernel = 1;
-            f(a);
-            tl_emu_kernel = 0;
+            run_as_grid_thread(t, kThreads, 1, f, a);
             std::lock_guard<std::mutex> l(m);
             if (++done == kThreads) done_cv.notify_one();
         }
@@ -618,10 +614,7 @@ struct EmuBlock {
             ++generation;
         }
         start.notify_all();
-        become(0);
-        tl_emu_kernel = 1;
-        f(a);
-        tl_emu_kernel = 0;
+        run_as_grid_thread(0, kThreads, 1, f, a);
         std::unique_lock<std::mutex> l(m);
         ++done;
         done_cv.wait(l, [&] { return done == kThreads; });

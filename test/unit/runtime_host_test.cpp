@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "codegen/expr_emitter.h"
 #include "trl_json.h"
 #include "trl_rt.h"
 
@@ -497,6 +498,17 @@ TEST(RuntimeGemm, ZeroInnerDimensionGivesZeros) {
     for (float x : c) EXPECT_EQ(x, 0.0f);
     EXPECT_EQ(trl_gemm(ctx, TRL_F32, -1, 3, 2, c, c, c), TRL_EINTERNAL);
     EXPECT_EQ(finish_quietly(ctx), 0);
+}
+
+// Codegen sizes the device kernels' frames for the grid the runtime launches: the two
+// definitions of its thread count (trlc::codegen::device_grid_threads, TRL_GRID_THREADS) agree,
+// across the warp rounding, the 256-thread blocks and the 256-block cap.
+TEST(RuntimeHost, DeviceGridThreadsMatch) {
+    for (long long n :
+         {1LL, 2LL, 31LL, 32LL, 33LL, 40LL, 255LL, 256LL, 257LL, 511LL, 65535LL, 65536LL, 65537LL, 70000LL, 1000000LL})
+        EXPECT_EQ(trlc::codegen::device_grid_threads(n), TRL_GRID_THREADS(n)) << "n = " << n;
+    EXPECT_EQ(TRL_GRID_THREADS(40LL), 64);        // a 40-point launch: two warps
+    EXPECT_EQ(TRL_GRID_THREADS(70000LL), 65536);  // capped: 256 blocks of 256
 }
 
 TEST(RuntimeWorkspace, AlignedAndGrowing) {
