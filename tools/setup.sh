@@ -12,6 +12,7 @@ APT_PACKAGES=(
     nlohmann-json3-dev libcli11-dev libgtest-dev
     libssl-dev
     libopenblas-dev libxsmm-dev
+    libmpfr-dev
     ccache
 )
 # torch: the PyTorch autograd reference of test/gradcheck/policy_gradient.py (lit

@@ -1,0 +1,121 @@
+#pragma once
+// trl_dd — double-double arithmetic for trlc's correctly rounded f64 functions (trl_math_f64.h,
+// trl_math_trig.h): a value hi + lo with |lo| ≤ ulp(hi)/2, about 106 significant bits, built
+// from error-free transformations in plain IEEE double arithmetic (+ - *, no fma() call), so
+// that the reference interpreter, a host build and a CUDA build compute the same bits.
+// Header-only, host and device (nvcc).  Source: T. J. Dekker, "A floating-point technique for
+// extending the available precision", Numer. Math. 18 (1971); D. E. Knuth, TAOCP vol. 2,
+// §4.2.2 (TwoSum); J.-M. Muller et al., Handbook of Floating-Point Arithmetic (2nd ed., 2018),
+// §4.3 (Fast2Sum, 2Sum), §4.4 (Veltkamp splitting, Dekker's product), §14 (double-word
+// arithmetic and its error bounds).
+//
+// Exactness needs every a * b + c to round twice: generated host code builds with
+// -ffp-contract=off, nvcc with -fmad=false, and the x86-64 builds of the compiler and the unit
+// tests have no FMA instruction to contract into (a build with -march=haswell or on aarch64 must
+// add -ffp-contract=off).  two_prod's splitting overflows for |a| or |b| above 2^996: callers
+// keep their operands below that (they scale first).
+//
+// Example: two_sum(1.0, 0x1p-60) == {1.0, 0x1p-60}; two_prod(1 + 2^-30, 1 + 2^-30) ==
+// {1 + 2^-29, 2^-60}.
+
+#ifndef TRL_HD
+#if defined(__CUDACC__)
+#define TRL_HD __host__ __device__
+#else
+#define TRL_HD
+#endif
+#endif
+
+/** A constant table readable from TRL_HD code: TRL_MATH_TABLE(double, name, {…}) defines
+ *  name_host (a C++17 inline variable: one copy in a program of several translation units) and,
+ *  under nvcc, name_dev in device global memory, and an accessor name() that returns the one of
+ *  the side compiling.  Use inside a namespace. */
+#if defined(__CUDACC__)
+#define TRL_MATH_TABLE(T, name, ...)                                                                                   \
+    inline constexpr T name##_host[] = __VA_ARGS__;                                                                    \
+    static __device__ const T name##_dev[] = __VA_ARGS__;                                                              \
+    TRL_HD inline const T *name() { return TRL_MATH_TABLE_PICK(name##_host, name##_dev); }
+#if defined(__CUDA_ARCH__)
+#define TRL_MATH_TABLE_PICK(h, d) d
+#else
+#define TRL_MATH_TABLE_PICK(h, d) h
+#endif
+#else
+#define TRL_MATH_TABLE(T, name, ...)                                                                                   \
+    inline constexpr T name##_host[] = __VA_ARGS__;                                                                    \
+    inline const T *name() { return name##_host; }
+#endif
+
+namespace trl {
+namespace dd {
+
+/** hi + lo, |lo| ≤ ulp(hi) / 2 (a normalized double-word). */
+struct DD {
+    double hi, lo;
+};
+
+/** s + e == a + b exactly, s = fl(a + b), when |a| ≥ |b| or a == 0 (Fast2Sum). */
+TRL_HD inline DD fast_two_sum(double a, double b) {
+    double s = a + b;
+    double e = b - (s - a);
+    return {s, e};
+}
+
+/** s + e == a + b exactly, s = fl(a + b), any order (2Sum, 6 operations). */
+TRL_HD inline DD two_sum(double a, double b) {
+    double s = a + b;
+    double bb = s - a;
+    double e = (a - (s - bb)) + (b - bb);
+    return {s, e};
+}
+
+/** a == hi + lo with hi, lo of at most 26 significant bits (Veltkamp, C = 2^27 + 1); |a| ≤ 2^996. */
+TRL_HD inline DD split(double a) {
+    double c = 134217729.0 * a;
+    double hi = c - (c - a);
+    return {hi, a - hi};
+}
+
+/** p + e == a · b exactly, p = fl(a · b) (Dekker's product, 17 operations, no fma); exact when
+ *  no underflow occurs (|a · b| ≥ 2^-969) and |a|, |b| ≤ 2^996. */
+TRL_HD inline DD two_prod(double a, double b) {
+    double p = a * b;
+    DD x = split(a), y = split(b);
+    double e = ((x.hi * y.hi - p) + x.hi * y.lo + x.lo * y.hi) + x.lo * y.lo;
+    return {p, e};
+}
+
+/** The double-word sum x + y (Muller §14, "AccurateDWPlusDW"): relative error ≤ 3u² + 13u³. */
+TRL_HD inline DD add(DD x, DD y) {
+    DD s = two_sum(x.hi, y.hi);
+    DD t = two_sum(x.lo, y.lo);
+    double c = s.lo + t.hi;
+    DD v = fast_two_sum(s.hi, c);
+    double w = t.lo + v.lo;
+    return fast_two_sum(v.hi, w);
+}
+
+/** The double-word sum x + b of a double-word and a double ("DWPlusFP"): relative error ≤ 2u². */
+TRL_HD inline DD add(DD x, double b) {
+    DD s = two_sum(x.hi, b);
+    double v = x.lo + s.lo;
+    return fast_two_sum(s.hi, v);
+}
+
+/** The double-word product x · b ("DWTimesFP1" without fma): relative error ≤ 1.5u² + 4u³. */
+TRL_HD inline DD mul(DD x, double b) {
+    DD c = two_prod(x.hi, b);
+    double cl3 = c.lo + x.lo * b;
+    return fast_two_sum(c.hi, cl3);
+}
+
+/** The double-word product x · y ("DWTimesDW1" without fma): relative error ≤ 7u². */
+TRL_HD inline DD mul(DD x, DD y) {
+    DD c = two_prod(x.hi, y.hi);
+    double tl = x.hi * y.lo + x.lo * y.hi;
+    double cl = c.lo + tl;
+    return fast_two_sum(c.hi, cl);
+}
+
+}  // namespace dd
+}  // namespace trl
