@@ -43,7 +43,7 @@
 //   uses 2^-67.5 for 2^-67.8 + 2^-100 with margin for the rounding of the test itself.
 //   Accurate phase (trl_trig_accurate.h): Payne–Hanek on every |x|, sin / cos of r in 256-bit
 //   fixed point, error ≤ 2^-216 absolute (≤ 2^-154 relative), rounded on its bits.  It runs
-//   for about 1 input in 20000 (random arguments over all exponents, or over |x| < 100).
+//   for about 1 input in 12000-14000 (random arguments over all exponents, or |x| < 100).
 //
 // Sources: J.-M. Muller, Elementary Functions (3rd ed., 2016), chapters 11 (Cody–Waite,
 // Payne–Hanek; the worst case 6381956970095103·2^797, |r| ≈ 2^-60.9) and 12 (Ziv's strategy,

@@ -177,10 +177,12 @@ TRL_HD inline int reduce_exact(double ax, uint32_t *f, bool *neg) {
     return q;
 }
 
-/** sin(x + off·π/2), off ∈ {0, 1}, correctly rounded (the accurate phase; |x| ≥ 2^-27, finite). */
-TRL_HD inline double accurate(double x, int off) {
+/** The accurate phase before its rounding, for finite |x| ≥ 2^-27: sets sum[] to
+ *  |sin(x + off·π/2)| (off ∈ {0, 1}) in fx, within 64u (file comment); returns whether
+ *  sin(x + off·π/2) is negative. */
+TRL_HD inline bool accurate_fixed(double x, int off, uint32_t *sum) {
     bool neg;
-    uint32_t f[FX], r[FX], r2[FX], term[FX], sum[FX], tmp[FX];
+    uint32_t f[FX], r[FX], r2[FX], term[FX], tmp[FX];
     int q = (reduce_exact(from_bits(bits(x) & ~(uint64_t(1) << 63)), f, &neg) + off) & 3;
     fx_mul(f, pio2_fixed(), r);  // |r| ≤ π/4
     fx_mul(r, r, r2);
@@ -198,6 +200,15 @@ TRL_HD inline double accurate(double x, int off) {
         if (zero) break;
         fx_addsub(sum, term, sign ? 1 : -1);
     }
+    bool negative = (q >= 2) != (!odd && neg);
+    if (off == 0 && x < 0) negative = !negative;
+    return negative;
+}
+
+/** sin(x + off·π/2), off ∈ {0, 1}, correctly rounded (the accurate phase; |x| ≥ 2^-27, finite). */
+TRL_HD inline double accurate(double x, int off) {
+    uint32_t sum[FX], tmp[FX];
+    bool negative = accurate_fixed(x, off, sum);
     uint32_t e[FX] = {256u};  // E = 2^-216
     for (int i = 0; i < FX; ++i) tmp[i] = sum[i];
     fx_addsub(tmp, e, -1);
@@ -206,8 +217,6 @@ TRL_HD inline double accurate(double x, int off) {
     fx_addsub(tmp, e, 1);
     double y = fx_round(tmp);
     if (y != lo) y = fx_round(sum);  // not reached (see the file comment)
-    bool negative = (q >= 2) != (!odd && neg);
-    if (off == 0 && x < 0) negative = !negative;
     return negative ? -y : y;
 }
 

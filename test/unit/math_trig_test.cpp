@@ -8,11 +8,13 @@
 // worst case 6381956970095103·2^797) and its neighbours, the Cody–Waite / Payne–Hanek switch,
 // 300000 random doubles over all exponents and 500000 random |x| < 100 (fixed seed).  The
 // accurate phase alone (trig_detail::accurate) is also compared, on every 10th random input, and
-// 24 inputs that the fast phase alone gets wrong are checked.
+// 24 inputs that the fast phase alone gets wrong are checked; the accurate phase's fixed-point
+// value is checked against its error bound.
 // The number of random inputs where glibc's sin / cos differ from MPFR is printed, not asserted.
 #include <gtest/gtest.h>
 #include <mpfr.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
@@ -191,6 +193,44 @@ TEST(MathTrig, FastPhaseNotEnough) {
          })
         ck.check_around(x, 0);
     EXPECT_EQ(ck.bad, 0) << "of " << ck.inputs;
+}
+
+// The accurate phase before rounding is within its proven 64·2^-224 of |sin| or |cos| (MPFR at
+// 500 bits), on random arguments over all exponents and near multiples of π/2.
+TEST(MathTrig, AccuratePhaseErrorBound) {
+    mpfr_t x, y, v, d;
+    mpfr_inits2(500, x, y, v, d, static_cast<mpfr_ptr>(nullptr));
+    std::mt19937_64 g(5);
+    double worst = 0;
+    for (int i = 0; i < 4000; ++i) {
+        double a = i % 2 ? std::ldexp(1.0 + static_cast<double>(g() >> 12) * 0x1p-52, static_cast<int>(g() % 1050) - 27)
+                         : (static_cast<double>(g() >> 11) * 0x1p-53 - 0.5) * 200.0;
+        if (i % 7 == 0) a = std::ldexp(6381956970095103.0, 797 - static_cast<int>(g() % 2));
+        if (std::fabs(a) < 0x1p-27) continue;
+        for (int c = 0; c < 2; ++c) {
+            uint32_t Y[trl::trig_detail::FX];
+            bool negative = trl::trig_detail::accurate_fixed(a, c, Y);
+            mpfr_set_ui(v, 0, MPFR_RNDN);
+            for (int k = 0; k < trl::trig_detail::FX; ++k) {
+                mpfr_set_ui_2exp(d, Y[k], 32 * k - 224, MPFR_RNDN);
+                mpfr_add(v, v, d, MPFR_RNDN);  // exact at 500 bits
+            }
+            mpfr_set_d(x, a, MPFR_RNDN);
+            if (c)
+                mpfr_cos(y, x, MPFR_RNDN);
+            else
+                mpfr_sin(y, x, MPFR_RNDN);
+            EXPECT_EQ(negative, mpfr_sgn(y) < 0) << std::hexfloat << a << " " << c;
+            mpfr_abs(y, y, MPFR_RNDN);
+            mpfr_sub(d, v, y, MPFR_RNDN);
+            mpfr_abs(d, d, MPFR_RNDN);
+            mpfr_mul_2ui(d, d, 224, MPFR_RNDN);  // in units of 2^-224
+            worst = std::max(worst, mpfr_get_d(d, MPFR_RNDN));
+        }
+    }
+    mpfr_clears(x, y, v, d, static_cast<mpfr_ptr>(nullptr));
+    std::printf("[ trig     ] accurate phase: largest error %.2f·2^-224 (bound 64)\n", worst);
+    EXPECT_LE(worst, 64.0);
 }
 
 TEST(MathTrig, Random) {
