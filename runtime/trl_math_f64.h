@@ -10,22 +10,24 @@
 // Method (Ziv's strategy, as CRlibm): a fast phase in double-double gives hi + lo with a
 // relative error bound eps; when every value within eps·|hi| of hi + lo rounds to hi
 // (rounds_to_hi), hi is the result; otherwise (about eps·2^54 of the inputs: < 0.1 %) an accurate
-// phase in triple-double (trl_dd.h's TD) computes the value to ~2^-130 and rounds it exactly
+// phase in triple-double (trl_dd.h's TD, out of line) computes the value to ~2^-130 and rounds it exactly
 // (round3 / round_scaled: the sticky low part decides ties, the subnormal range is rounded on
 // its own 2^-1074 grid, never twice).
 //   exp:   x = (128·k + j)·ln2/128 + r, n = 128k + j = round(x·128/ln2), r by Cody–Waite with ln2/128
 //          in 35 + 35 + 53 + 53 bits (n·L1, n·L2 exact), |r| ≤ 2^-8.52; e^x = 2^k · 2^(j/128) ·
 //          (1 + p(r)) with a 128-entry table of 2^(j/128) in triple-double (Tang's method).
-//          Fast: p(r) = r + r²/2 (exact square, two_prod) + r³·(1/6 + … + r⁴/7!) in double; error
-//          budget: r³ term ≤ 2^-79, its sum ≤ 2^-79.4, truncation r^8/8! ≤ 2^-83.5, table and
-//          reduction ≤ 2^-103: |err| ≤ 2^-78 relative, tested against EPS_EXP = 2^-75.
+//          Fast: p(r) = r + r²/2 + r³·(1/6 + … + r⁴/7!) in double; error budget: r²/2 rounded
+//          ≤ 2^-71.1, r³ term ≤ 2^-79, its sum ≤ 2^-79.4, truncation r^8/8! ≤ 2^-83.5, table and
+//          reduction ≤ 2^-103: ≤ 2^-70.8 relative (measured max 2^-72.0 over 2·10^5 inputs),
+//          tested against EPS_EXP = 2^-69.  (tanh squares r exactly, two_prod: ≤ 2^-78.)
 //          Accurate: Taylor to r^12/12! (truncation 2^-143) in TD Horner: ≤ 2^-135.
 //   log:   x = 2^k·z, z in [0.686, 1.372) (bits), i = 7 bits of z, c_i ≈ 1/z of 20 bits (c = 1 on
 //          [1 - 2^-7/3, 1 + 2^-7/3), so that no table term cancels near 1), r = z·c - 1 exact in
 //          double-double (z split 33 + 20 bits), |r| ≤ 2^-8; log x = k·ln2 - log(c_i) + log1p(r).
 //          Fast: r - r²/2 (two_prod) + r³·(1/3 - … + r⁶/9) in double: r³ term error ≤ 2^-68.6 of
-//          the result, truncation 2^-74.7, k·ln2 and table ≤ 2^-84: ≤ 2^-68.3, tested against
-//          EPS_LOG = 2^-66.  Accurate: log1p series to r^17 (truncation 2^-140) in TD: ≤ 2^-137.
+//          the result (2^-76.6 absolute, up to 2.5x relative where -log(c) and log1p(r) partly
+//          cancel), truncation 2^-74.7, k·ln2 and table ≤ 2^-84: ≤ 2^-67.5 (measured max 2^-68.2),
+//          tested against EPS_LOG = 2^-66.  Accurate: log1p series to r^17 (truncation 2^-140) in TD: ≤ 2^-137.
 //   log1p: |x| < 2^-54: x; |x| < 2^-7/3: r = x exactly (k = 0, c = 1); otherwise 1 + x = u + v
 //          (2Sum) and log1p(x) = log(u) + the term v·c·2^-k added to r (two_prod in the accurate
 //          phase): log's bounds.
@@ -86,8 +88,16 @@ TRL_HD inline double from_bits(uint64_t b) {
 #endif
 }
 
+/** The accurate phases stay out of line: they run for a few calls in 10^4, and inlined they
+ *  would crowd the fast path. */
+#if defined(__CUDACC__)
+#define TRL_MATH_COLD __noinline__
+#else
+#define TRL_MATH_COLD __attribute__((noinline, cold))
+#endif
+
 constexpr double SHIFT = 0x1.8p52;  // x + SHIFT - SHIFT rounds x (|x| < 2^51) to an integer
-constexpr double EPS_EXP = 0x1p-75;
+constexpr double EPS_EXP = 0x1p-69;
 constexpr double EPS_LOG = 0x1p-66;
 constexpr double EPS_TANH = 0x1p-66;
 
@@ -136,7 +146,7 @@ TRL_HD inline double round3(TD v, bool snap = false) {
 
 /** RN(v · 2^k) for a positive TD v in [0.5, 4), |k| ≤ 2040, including the subnormal range
  *  (rounded once, on the 2^-1074 grid: v·2^(k+1074) + 2^52 rounded to an integer). */
-TRL_HD inline double round_scaled(TD v, int k, bool snap = false) {
+TRL_HD TRL_MATH_COLD inline double round_scaled(TD v, int k, bool snap = false) {
     if (k > -1022) return scale(round3(v, snap), k);
     if (k < -1078) return 0.0;
     double s = pow2(k + 1074);
@@ -166,12 +176,14 @@ TRL_HD inline ExpRed exp_reduce(double zh, double zl) {
     return {nd, k, j, r};
 }
 
-/** e^r - 1 for |r| ≤ 2^-8.5 as a double-double, absolute error ≤ 2^-78 (and ≤ 2^-70·|r|). */
+/** e^r - 1 for |r| ≤ 2^-8.53 as a double-double.  exact_square (tanh): r² by two_prod, absolute
+ *  error ≤ 2^-78 and ≤ 2^-70·|r|; otherwise (exp, pow) r² in double, absolute error ≤ 2^-70.5. */
+template <bool exact_square>
 TRL_HD inline DD expm1_poly(DD r) {
     constexpr double C3 = 1.0 / 6, C4 = 1.0 / 24, C5 = 1.0 / 120, C6 = 1.0 / 720, C7 = 1.0 / 5040;
     double x = r.hi;
-    DD sq = dd::two_prod(x, x);
-    double p = x * x * x * (C3 + x * (C4 + x * (C5 + x * (C6 + x * C7))));
+    DD sq = exact_square ? dd::two_prod(x, x) : DD{x * x, 0.0};
+    double p = sq.hi * x * (C3 + x * (C4 + x * (C5 + x * (C6 + x * C7))));
     DD s = dd::fast_two_sum(x, 0.5 * sq.hi);
     double low = s.lo + (r.lo + ((0.5 * sq.lo + x * r.lo) + p));
     return dd::fast_two_sum(s.hi, low);
@@ -193,7 +205,7 @@ struct ExpAcc {
 };
 
 /** The accurate phase of exp for a TD argument (|z| < 746): p to ≤ 2^-140 absolute. */
-TRL_HD inline ExpAcc exp_accurate(TD z) {
+TRL_HD TRL_MATH_COLD inline ExpAcc exp_accurate(TD z) {
     ExpRed e = exp_reduce(z.hi, 0.0);
     double nd = e.nd;
     DD c = dd::two_prod(nd, L3);
@@ -211,7 +223,7 @@ TRL_HD inline ExpAcc exp_accurate(TD z) {
 }
 
 /** t · (1 + p). */
-TRL_HD inline TD exp_value(const ExpAcc &a) { return dd::add(a.t, dd::mul(a.t, a.p)); }
+TRL_HD TRL_MATH_COLD inline TD exp_value(const ExpAcc &a) { return dd::add(a.t, dd::mul(a.t, a.p)); }
 
 // ---- log ----------------------------------------------------------------------------------------
 
@@ -261,7 +273,7 @@ TRL_HD inline DD log_fast(int k, int i, DD r) {
 }
 
 /** The accurate phase of log: error ≤ 2^-137 relative. */
-TRL_HD inline TD log_accurate(int k, int i, TD r) {
+TRL_HD TRL_MATH_COLD inline TD log_accurate(int k, int i, TD r) {
     const double *C = log_coef();
     TD p = {C[48], C[49], C[50]};
     for (int j = 15; j >= 0; j--) p = dd::add(dd::mul(p, r), TD{C[3 * j], C[3 * j + 1], C[3 * j + 2]});
@@ -292,7 +304,7 @@ TRL_HD inline double exp_f64(double x) {
     double ax = x < 0 ? -x : x;
     if (ax < 0x1p-54) return 1.0 + x;
     ExpRed e = exp_reduce(x, 0.0);
-    DD v = exp_table_mul(e.j, expm1_poly(e.r));
+    DD v = exp_table_mul(e.j, expm1_poly<false>(e.r));
     if (e.k > -1022 && rounds_to_hi(v.hi, v.lo, EPS_EXP)) return scale(v.hi, e.k);
     ExpAcc a = exp_accurate(TD{x, 0.0, 0.0});
     return round_scaled(exp_value(a), a.k);
@@ -346,7 +358,7 @@ TRL_HD inline double tanh_f64(double x) {
     if (ax < 0x1p-27) return x;
     double a = 2 * ax;
     ExpRed e = exp_reduce(a, 0.0);
-    DD em = expm1_poly(e.r);
+    DD em = expm1_poly<true>(e.r);
     const double *T = exp_table() + 3 * e.j;
     double sk = pow2(e.k);  // 0 ≤ k ≤ 64
     // E = e^a - 1 = (T·2^k - 1) + 2^k·(Tm + T·em), the first difference exact.
