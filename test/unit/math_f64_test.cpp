@@ -140,7 +140,7 @@ TEST(MathF64, Exp) {
                      -708.3964185322641, -708.4, -709.0, -744.44007192138126, -745.1332191019411, -745.1332191019412,
                      -745.13321910194122, -745.2, -0x1.74910d52d3051p+9, -0x1.74910d52d3052p+9, 0x1.62e42fefa39efp-1,
                      0x1p-60, -0x1p-60, 0x1.fffffffffffffp-55, -0x1.fffffffffffffp-55,
-                     // hard-to-round cases from the literature (Lefèvre–Muller)
+                     // candidates recalled from the hard-to-round literature (not checked against the published lists)
                      7.5417527749959590085206221e-10, 0x1.9e9cbbfd6080bp-31, 0x1.2c8b7b2c9abe8p-4})
         xs.push_back(x);
     for (int i = -1080; i <= 1030; i++) xs.push_back(i * 0x1.62e42fefa39efp-1);  // near k·ln2
