@@ -117,5 +117,57 @@ TRL_HD inline DD mul(DD x, DD y) {
     return fast_two_sum(c.hi, cl);
 }
 
+/** A triple-double hi + mi + lo (Lauter's triple-double format, about 159 bits), the accurate
+ *  phase of the correctly rounded functions: after renorm, hi = RN(hi + mi), mi = RN(mi + lo). */
+struct TD {
+    double hi, mi, lo;
+};
+
+/** a + b + c as a renormalized TD, exactly (three 2Sums, any order of magnitudes). */
+TRL_HD inline TD renorm(double a, double b, double c) {
+    DD s = two_sum(a, b);
+    DD t = two_sum(s.lo, c);
+    DD u = two_sum(s.hi, t.hi);
+    DD v = two_sum(u.lo, t.lo);
+    DD w = two_sum(u.hi, v.hi);
+    DD m = two_sum(w.lo, v.lo);
+    return {w.hi, m.hi, m.lo};
+}
+
+/** The TD sum x + b: relative error ≤ 2^-150 of the larger operand (more after cancellation, in
+ *  relative terms, never in absolute terms). */
+TRL_HD inline TD add(TD x, double b) {
+    DD s = two_sum(x.hi, b);
+    DD t = two_sum(x.mi, s.lo);
+    return renorm(s.hi, t.hi, t.lo + x.lo);
+}
+
+/** The TD sum x + y: absolute error ≤ 2^-150·(|x| + |y|). */
+TRL_HD inline TD add(TD x, TD y) {
+    DD s = two_sum(x.hi, y.hi);
+    DD t = two_sum(x.mi, y.mi);
+    DD u = two_sum(s.lo, t.hi);
+    return renorm(s.hi, u.hi, (u.lo + t.lo) + (x.lo + y.lo));
+}
+
+/** The TD product x · y: relative error ≤ 2^-149 (the terms below 2^-156·|x·y| are dropped). */
+TRL_HD inline TD mul(TD x, TD y) {
+    DD p = two_prod(x.hi, y.hi);
+    DD q = two_prod(x.hi, y.mi);
+    DD r = two_prod(x.mi, y.hi);
+    DD s = two_sum(q.hi, r.hi);
+    DD t = two_sum(p.lo, s.hi);
+    double low = ((x.mi * y.mi + x.hi * y.lo) + (x.lo * y.hi + q.lo + r.lo)) + (s.lo + t.lo);
+    return renorm(p.hi, t.hi, low);
+}
+
+/** The TD product x · b: relative error ≤ 2^-150. */
+TRL_HD inline TD mul(TD x, double b) {
+    DD p = two_prod(x.hi, b);
+    DD q = two_prod(x.mi, b);
+    DD t = two_sum(p.lo, q.hi);
+    return renorm(p.hi, t.hi, (x.lo * b + q.lo) + t.lo);
+}
+
 }  // namespace dd
 }  // namespace trl
