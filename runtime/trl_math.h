@@ -1,8 +1,11 @@
 #pragma once
-// trl_math — the f32 transcendentals of trlc (exp, log, tanh, sigmoid), written in plain IEEE
-// float arithmetic (+ - * /, comparisons, float<->int conversions and bit casts; no libm call),
-// so that the reference interpreter, a host build and a CUDA build compute the same bits, and
-// branch-free (selects, no early return), so that a loop `y[i] = trl::tanh_f32(x[i])` vectorizes
+// trl_math — the transcendentals of trlc.  This file: the f32 exp, log, tanh and sigmoid; at its
+// end it includes the correctly rounded f64 functions (trl_math_f64.h: exp, log, log1p, tanh,
+// pow; trl_math_trig.h: sin, cos) and defines the f32 sin, cos and pow through them.  The f32
+// functions of this file are written in plain IEEE float arithmetic (+ - * /, comparisons,
+// float<->int conversions and bit casts; no libm call), so that the reference interpreter, a
+// host build and a CUDA build compute the same bits, and branch-free (selects, no early
+// return), so that a loop `y[i] = trl::tanh_f32(x[i])` vectorizes
 // (GCC -O3: 4, 8 or 16 floats at a time with SSE2, AVX2, AVX-512; -O2 when the trip count is
 // a known multiple of the vector length).  Header-only, host and device (nvcc); included through
 // trl_random.h by the interpreter and by every generated program.  Specification: dsl/README.md
@@ -195,6 +198,27 @@ TRL_HD inline float sigmoid_f32(float x) {
     using math_detail::blend;
     float e = exp_f32(-(x < 0.0f ? -x : x));  // e^-|x| ∈ [0, 1]
     return blend(x < 0.0f, e, 1.0f) / (1.0f + e);
+}
+
+}  // namespace trl
+
+// The f64 functions, correctly rounded (exp, log, log1p, tanh, pow; sin, cos), and the f32
+// sin, cos and pow computed through them.
+#include "trl_math_f64.h"
+#include "trl_math_trig.h"
+
+namespace trl {
+
+/** sin(x) and cos(x) for f32: the correctly rounded f64 value of the float argument, rounded to
+ *  float (two roundings: the float is the correctly rounded one unless the double lands exactly
+ *  on a float rounding midpoint; the same bits on every target). */
+TRL_HD inline float sin_f32(float x) { return static_cast<float>(sin_f64(static_cast<double>(x))); }
+TRL_HD inline float cos_f32(float x) { return static_cast<float>(cos_f64(static_cast<double>(x))); }
+
+/** x^y for f32: pow_f64 of the float arguments, rounded to float (as sin_f32); x ** 2 is
+ *  x * x rounded once (the double product is exact). */
+TRL_HD inline float pow_f32(float x, float y) {
+    return static_cast<float>(pow_f64(static_cast<double>(x), static_cast<double>(y)));
 }
 
 }  // namespace trl

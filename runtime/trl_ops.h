@@ -7,6 +7,9 @@
 // or trl_math.h) that computes one element; the interpreter calls it, code generation emits a
 // call of the same name.
 //
+// No libm transcendental: exp, log, log1p, sin, cos, tanh and pow are trl_math.h's; libm
+// supplies only sqrt, fabs, floor, ceil and fmod, whose results IEEE 754 defines exactly.
+//
 // Semantics (dsl/README.md §5): f32 computes in float, f64 in double; `%` is floored (Python:
 // -7 % 3 = 2, -7.5 % 2.0 = 0.5); min/max propagate NaN (numpy); relu and sign keep NaN.  The
 // i32 kernels take and return `long long`: the caller checks the i32 range where an
@@ -17,21 +20,21 @@
 //          trl::floordiv_i64(-7, 2) == -4, trl::max_f32(1.0f, NAN) is NaN.
 #include <math.h>
 
-#include "trl_math.h"  // TRL_HD; exp_f32, log_f32, tanh_f32, sigmoid_f32
+#include "trl_math.h"  // TRL_HD; the f32 and f64 transcendentals
 
 namespace trl {
 
-// ---- unary, f32 and f64 (negation, exp, log, … are the C operator and libm's functions)
+// ---- unary, f32 and f64 (negation is the C operator; exp, log, sin, … are trl_math.h's)
 TRL_HD inline float relu_f32(float x) { return x != x ? x : (x > 0.0f ? x : 0.0f); }
 TRL_HD inline double relu_f64(double x) { return x != x ? x : (x > 0.0 ? x : 0.0); }
 TRL_HD inline float sign_f32(float x) { return x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : x; }
 TRL_HD inline double sign_f64(double x) { return x > 0.0 ? 1.0 : x < 0.0 ? -1.0 : x; }
-TRL_HD inline double sigmoid_f64(double x) { return 1.0 / (1.0 + exp(-x)); }
+TRL_HD inline double sigmoid_f64(double x) { return 1.0 / (1.0 + exp_f64(-x)); }
 /** softplus(x) = log(1 + exp(x)) as max(x, 0) + log1p(exp(-|x|)): no overflow for large x,
  *  NaN stays NaN, softplus(-inf) = 0.  f32 computes in double and rounds once (the double
  *  result is within a few double ulps, so the float is the correctly rounded one except within
  *  about 2^-50 of a rounding midpoint). */
-TRL_HD inline double softplus_f64(double x) { return (x > 0.0 ? x : 0.0) + log1p(exp(-fabs(x))); }
+TRL_HD inline double softplus_f64(double x) { return (x > 0.0 ? x : 0.0) + log1p_f64(exp_f64(-fabs(x))); }
 TRL_HD inline float softplus_f32(float x) { return (float)softplus_f64((double)x); }
 
 // ---- unary, i32 (in long long; negation and abs can leave the i32 range: the caller checks)

@@ -99,22 +99,23 @@ TRL_HD inline double uniform_f64(RngKey key, uint64_t j) {
 
 /** Element j of normal(key, shape) as f32: Box–Muller on block j, computed in float:
  *  u1 = ((w0 >> 8) + 1) * 2^-24 in (0, 1], u2 = (w1 >> 8) * 2^-24,
- *  z = sqrtf(-2.0f * logf(u1)) * cosf(6.28318548f * u2). */
+ *  z = sqrtf(-2.0f * log_f32(u1)) * cos_f32(6.28318548f * u2) (trl_math.h). */
 TRL_HD inline float normal_f32(RngKey key, uint64_t j) {
     Philox4x32 b = rng_block(key, j);
     float u1 = static_cast<float>((b.v[0] >> 8) + 1u) * (1.0f / 16777216.0f);
     float u2 = u24(b.v[1]);
-    return sqrtf(-2.0f * logf(u1)) * cosf(6.28318548f * u2);
+    return sqrtf(-2.0f * log_f32(u1)) * cos_f32(6.28318548f * u2);
 }
 
 /** Element j of normal(key, shape) as f64: Box–Muller on block j, computed in double:
  *  u1 = u53(w0, w1) + 2^-53 in (0, 1], u2 = u53(w2, w3),
- *  z = sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2). */
+ *  z = sqrt(-2.0 * log_f64(u1)) * cos_f64(6.283185307179586 * u2) (correctly rounded: trl_math_f64.h,
+ *  trl_math_trig.h). */
 TRL_HD inline double normal_f64(RngKey key, uint64_t j) {
     Philox4x32 b = rng_block(key, j);
     double u1 = u53(b.v[0], b.v[1]) + (1.0 / 9007199254740992.0);
     double u2 = u53(b.v[2], b.v[3]);
-    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+    return sqrt(-2.0 * log_f64(u1)) * cos_f64(6.283185307179586 * u2);
 }
 
 /** Sample r of categorical(key, logits) where logits[0..n) is row r (the last axis): inverse
@@ -141,13 +142,13 @@ TRL_HD inline int32_t categorical(RngKey key, uint64_t r, const T *logits, int64
         return 0;
     }
     double s = 0.0;
-    for (int64_t i = 0; i < n; ++i) s += exp(static_cast<double>(logits[i]) - m);
+    for (int64_t i = 0; i < n; ++i) s += exp_f64(static_cast<double>(logits[i]) - m);
     Philox4x32 b = rng_block(key, r);
     double t = u53(b.v[0], b.v[1]) * s;
     double c = 0.0;
     int64_t last = 0;
     for (int64_t i = 0; i < n; ++i) {
-        double e = exp(static_cast<double>(logits[i]) - m);
+        double e = exp_f64(static_cast<double>(logits[i]) - m);
         c += e;
         if (e > 0.0) last = i;
         if (t < c) return static_cast<int32_t>(i);

@@ -42,7 +42,7 @@ std::string ExprEmitter::binary_expr(BinaryOp op, DType dt, const std::string &a
         case BinaryOp::Mul: return a + " * " + b;
         case BinaryOp::Div: return a + " / " + b;
         case BinaryOp::Mod: return (f ? "trl::pymod_f32(" : "trl::pymod_f64(") + a + ", " + b + ")";
-        case BinaryOp::Pow: return (f ? "powf(" : "pow(") + a + ", " + b + ")";
+        case BinaryOp::Pow: return (f ? "trl::pow_f32(" : "trl::pow_f64(") + a + ", " + b + ")";
         case BinaryOp::Min: return (f ? "trl::min_f32(" : "trl::min_f64(") + a + ", " + b + ")";
         case BinaryOp::Max: return (f ? "trl::max_f32(" : "trl::max_f64(") + a + ", " + b + ")";
         default: break;

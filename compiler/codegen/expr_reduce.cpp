@@ -139,8 +139,8 @@ Val ExprEmitter::emit_reduce(const ir::Node &n, const Val &x1) {
         open("else");
         line(ct + " s = " + literal(dt, 0) + ";");
         line("for (long long " + i + " = 0; " + i + " < " + cnt + "; ++" + i +
-             ") s += " + (f ? "trl::exp_f32(" : "exp(") + xi(i) + " - mx);");
-        line(out + " = " + conv(std::string("mx + ") + (f ? "trl::log_f32(s)" : "log(s)"), dt, result) + ";");
+             ") s += " + (f ? "trl::exp_f32(" : "trl::exp_f64(") + xi(i) + " - mx);");
+        line(out + " = " + conv(std::string("mx + ") + (f ? "trl::log_f32(s)" : "trl::log_f64(s)"), dt, result) + ";");
         close();
         close();
         break;
@@ -160,7 +160,7 @@ Val ExprEmitter::emit_softmax(const ir::Node &n, const Val &x0) {
     DType result = n.type.dtype;
     DType dt = result == DType::F32 || result == DType::F64 ? result : DType::F32;
     bool f = dt == DType::F32;
-    std::string ct = ctype(dt), ex = f ? "trl::exp_f32(" : "exp(";
+    std::string ct = ctype(dt), ex = f ? "trl::exp_f32(" : "trl::exp_f64(";
     Val x = emit_cast(x0, dt);
     Val r = declare(result, x.maxs, x.dims);
     if (static_dim(x.dims[axis]) && x.maxs[axis] >= 1 && x.maxs[axis] <= 8)
@@ -177,7 +177,7 @@ Val ExprEmitter::emit_softmax(const ir::Node &n, const Val &x0) {
          at(x.name, k) + " : m;");
     line(ct + " s = " + literal(dt, 0) + ";");
     line("for (long long " + k + " = 0; " + k + " < " + len + "; ++" + k + ") s += " + ex + at(x.name, k) + " - m);");
-    line(ct + " ls = " + (f ? "trl::log_f32(s)" : "log(s)") + ";");
+    line(ct + " ls = " + (f ? "trl::log_f32(s)" : "trl::log_f64(s)") + ";");
     line("(void)ls;");
     open("for (long long " + k + " = 0; " + k + " < " + len + "; ++" + k + ")");
     line(ct + " v = " + at(x.name, k) + ";");
@@ -191,7 +191,7 @@ Val ExprEmitter::emit_softmax(const ir::Node &n, const Val &x0) {
 
 Val ExprEmitter::emit_short_softmax(const Val &x, const Val &r, int64_t axis, bool log, DType dt, DType result) {
     bool f = dt == DType::F32;
-    std::string ct = ctype(dt), ex = f ? "trl::exp_f32(" : "exp(";
+    std::string ct = ctype(dt), ex = f ? "trl::exp_f32(" : "trl::exp_f64(";
     const int64_t L = x.maxs[axis];
     std::string inner = prod_c(x.dims, axis + 1, x.dims.size()), o = fresh("o"), in = fresh("in");
     bool one = inner == "1";
@@ -206,7 +206,7 @@ Val ExprEmitter::emit_short_softmax(const Val &x, const Val &r, int64_t axis, bo
     for (int64_t k = 1; k < L; ++k) line("m = m < x" + std::to_string(k) + " ? x" + std::to_string(k) + " : m;");
     line(ct + " s = " + literal(dt, 0) + ";");
     for (int64_t k = 0; k < L; ++k) line("s += " + ex + "x" + std::to_string(k) + " - m);");
-    if (log) line("const " + ct + " ls = " + (f ? "trl::log_f32(s)" : "log(s)") + ";");
+    if (log) line("const " + ct + " ls = " + (f ? "trl::log_f32(s)" : "trl::log_f64(s)") + ";");
     for (int64_t k = 0; k < L; ++k) {
         std::string v = "x" + std::to_string(k);
         line(at(r.name, k) + " = " + conv(log ? "(" + v + " - m) - ls" : ex + v + " - m) / s", dt, result) + ";");

@@ -26,8 +26,8 @@
 // generated program never reads errno, and with errno sqrtf(x) is a compare and a branch to
 // libm's sqrtf around each vsqrtss, which keeps every loop with a square root scalar (Adam's
 // update: 16 % of PPO CartPole's training); IEEE sqrt is correctly rounded either way, so no
-// bit changes.  -fno-builtin-pow(f) (and the other libm functions of kNoLibmFolding) keeps pow(x, 2.0) a call of libm's pow, as in
-// the interpreter (g++ would fold it into x * x, which differs in the last bit for ~0.1% of x).
+// bit changes.  No -fno-builtin-*: generated code calls no libm transcendental (runtime/trl_math*.h
+// computes them, for the interpreter too), so there is no libm call for GCC to fold or rewrite.
 // -fno-tree-slp-vectorize: GCC 12.2's basic-block (SLP) vectorizer drops the rounding of
 // f64 -> f32 -> f64 when it vectorizes the two short conversion loops that f64(f32(x)) of a
 // [3] vector becomes (a 10-line C++ reproducer: b[i] = (double)(float)in[i] returns in[i] at
@@ -106,17 +106,6 @@ std::string sm_of_compute_cap(const std::string &cap) {
     return "sm_" + digits;
 }
 
-/** libm functions generated code calls whose calls GCC would otherwise evaluate itself when the
- *  argument is a constant (correctly rounded, through MPFR) or rewrite (pow(x, 2.0) -> x * x):
- *  the program must call the same libm as the interpreter, which is not always correctly rounded
- *  (tanh(0.8660254037844386) is 1 ulp low in glibc 2.36; test/lit/fuzz/host-constant-tanh.trl,
- *  found by the differential fuzzer). */
-const char *const kNoLibmFolding[] = {
-    "-fno-builtin-pow",   "-fno-builtin-powf",  "-fno-builtin-exp",  "-fno-builtin-expf",
-    "-fno-builtin-log",   "-fno-builtin-logf",  "-fno-builtin-tanh", "-fno-builtin-tanhf",
-    "-fno-builtin-sin",   "-fno-builtin-sinf",  "-fno-builtin-cos",  "-fno-builtin-cosf",
-    "-fno-builtin-expm1", "-fno-builtin-log1p", "-fno-builtin-fmod", "-fno-builtin-fmodf"};
-
 /** The host compiler and its code-generation flags (file comment): the -O level, the ISA of
  *  --march (default native), OpenMP, and the flags that keep the interpreter's arithmetic. */
 std::vector<std::string> host_flags(const BuildOptions &opts, const std::string &olevel) {
@@ -125,7 +114,6 @@ std::vector<std::string> host_flags(const BuildOptions &opts, const std::string 
     for (const char *a : {"-fopenmp", "-ffp-contract=off", "-fno-strict-aliasing", "-fno-math-errno",
                           "-fno-tree-slp-vectorize", "-mno-red-zone"})
         f.push_back(a);
-    for (const char *a : kNoLibmFolding) f.push_back(a);
     if (!opts.sanitize.empty())  // compile and link: the one command does both
         for (const std::string &a :
              {"-fsanitize=" + opts.sanitize, std::string("-fno-omit-frame-pointer"), std::string("-g")})

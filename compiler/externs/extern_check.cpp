@@ -364,6 +364,7 @@ const char *kPrelude = "#define __host__ __attribute__((host))\n"
                        "#define __shared__ __attribute__((shared))\n"
                        "#define __constant__ __attribute__((constant))\n"
                        "#define __forceinline__ __inline__ __attribute__((always_inline))\n"
+                       "#define __noinline__ __attribute__((noinline))\n"
                        "#define __CUDACC__ 1\n";
 
 }  // namespace

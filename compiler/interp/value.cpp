@@ -205,7 +205,7 @@ static double binary_elem(BinaryOp op, DType dt, double a, double b) {
         case BinaryOp::Mul: return x * y;
         case BinaryOp::Div: return x / y;
         case BinaryOp::Mod: return trl::pymod_f32(x, y);
-        case BinaryOp::Pow: return powf(x, y);
+        case BinaryOp::Pow: return trl::pow_f32(x, y);
         case BinaryOp::Min: return trl::min_f32(x, y);
         case BinaryOp::Max: return trl::max_f32(x, y);
         default: break;
@@ -217,7 +217,7 @@ static double binary_elem(BinaryOp op, DType dt, double a, double b) {
         case BinaryOp::Mul: return a * b;
         case BinaryOp::Div: return a / b;
         case BinaryOp::Mod: return trl::pymod_f64(a, b);
-        case BinaryOp::Pow: return std::pow(a, b);
+        case BinaryOp::Pow: return trl::pow_f64(a, b);
         case BinaryOp::Min: return trl::min_f64(a, b);
         case BinaryOp::Max: return trl::max_f64(a, b);
         default: break;

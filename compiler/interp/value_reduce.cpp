@@ -144,8 +144,8 @@ Value reduce(BuiltinOp op, const Value &x0, const std::vector<int64_t> &axes, bo
                 v = fm + trl::log_f32(s);
             } else {
                 double s = 0.0;
-                for (int64_t i : m) s += std::exp(x.data[i] - mx);
-                v = mx + std::log(s);
+                for (int64_t i : m) s += trl::exp_f64(x.data[i] - mx);
+                v = mx + trl::log_f64(s);
             }
             break;
         }
@@ -180,11 +180,11 @@ Value softmax(const Value &x0, int64_t axis0, bool log, DType result) {
             double m = x.data[base];
             for (int64_t k = 1; k < n; ++k) m = std::max(m, x.data[base + k * st]);
             double s = 0.0;
-            for (int64_t k = 0; k < n; ++k) s += std::exp(x.data[base + k * st] - m);
-            double ls = std::log(s);
+            for (int64_t k = 0; k < n; ++k) s += trl::exp_f64(x.data[base + k * st] - m);
+            double ls = trl::log_f64(s);
             for (int64_t k = 0; k < n; ++k) {
                 double v = x.data[base + k * st];
-                r.data[base + k * st] = log ? (v - m) - ls : std::exp(v - m) / s;
+                r.data[base + k * st] = log ? (v - m) - ls : trl::exp_f64(v - m) / s;
             }
         }
     });

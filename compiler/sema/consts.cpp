@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "sema/sema_impl.h"
+#include "trl_math.h"
 
 namespace trlc::sema {
 
@@ -155,7 +156,7 @@ std::optional<ConstValue> Sema::eval_const(const ast::Expr &e, int module) {
                 return r;
             }
             r.is_int = false;
-            r.f = std::pow(x, y);
+            r.f = trl::pow_f64(x, y);  // the bits generated code computes
             return r;
         default: break;
         }

@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "sema/sema_impl.h"
+#include "trl_math.h"
 
 namespace trlc::sema {
 
@@ -107,7 +108,7 @@ bool fold(ir::BinaryOp op, double x, double y, ir::DType d, bool weak, double *o
     case ir::BinaryOp::Max: *out = std::max(x, y); break;
     case ir::BinaryOp::Pow:
         if (ints && y < 0) return false;
-        *out = std::pow(x, y);
+        *out = trl::pow_f64(x, y);  // the bits generated code computes (f32: pow_f32 is this, rounded)
         break;
     default: return false;
     }

@@ -18,6 +18,12 @@ the text of the spec) mapped through gymnasium's formula low + (high - low) * u.
 give gymnasium's truncated flag (TimeLimit with its elapsed-step counter set; half of the counts
 are max_episode_steps - 1, so steps that both terminate and truncate occur) and, when the
 episode ended, the reset draw of its key as the next state and 0 as the next count.
+
+gymnasium runs with correctly rounded sin and cos (cr_math.patch: trlc's are correctly rounded,
+glibc's not everywhere), and Pendulum's float32 u ** 2, where glibc's powf does not give the
+correctly rounded square (or glibc's pow a float64 square), is checked against the cost with
+correctly rounded squares (cr_math.pendulum_cost_cr) instead of gymnasium's reward; the number
+of such pairs is printed.
 """
 import os
 import sys
@@ -27,6 +33,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lit", "interp", "Inputs"))
 import trl_random  # noqa: E402
+import cr_math  # noqa: E402
 
 PI = np.pi
 
@@ -154,7 +161,9 @@ def check(name, out_dir):
     assert obs.dtype == np.float32, obs.dtype
     cost = out["arr_5"] if name == "pendulum" else None
 
+    cr_math.patch()
     env = make_env(name)
+    pow_wrong = 0
     max_err = 0.0
     bitwise = terminations = 0
     for i in range(n):
@@ -169,7 +178,11 @@ def check(name, out_dir):
         bitwise += bool(np.array_equal(nxt[i], g_state))
         assert rew[i] == np.float32(g_rew), f"{name} pair {i}: reward {rew[i]} vs {g_rew}"
         if cost is not None:
-            assert cost[i] == -g_rew, f"{name} pair {i}: cost {cost[i]!r} vs {-g_rew!r}"
+            cr_cost, pow_right = cr_math.pendulum_cost_cr(states[i][0], states[i][1],
+                                                           np.clip(actions[i], -2.0, 2.0)[0])
+            want = -g_rew if pow_right else cr_cost
+            pow_wrong += not pow_right
+            assert cost[i] == want, f"{name} pair {i}: cost {cost[i]!r} vs {want!r}"
         assert bool(term[i]) == g_term and not g_trunc, f"{name} pair {i}: terminated {term[i]}"
         terminations += g_term
         assert g_obs.dtype == np.float32 and np.array_equal(obs[i], g_obs), \
@@ -182,6 +195,8 @@ def check(name, out_dir):
     m, ends, both = check_auto(name, out_dir, states, actions)
     print(f"{name}: step_auto on {m} pairs equals TimeLimit + SAME_STEP autoreset: "
           f"{ends} episode ends, {both} both terminated and truncated")
+    print(cr_math.summary() + (f"; {pow_wrong} costs where glibc's pow or powf(x, 2) is not x * x rounded once"
+                               if cost is not None else ""))
 
 
 def main(argv):

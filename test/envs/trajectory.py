@@ -14,7 +14,8 @@ reset formula, and every action is recomputed in numpy float32 from gymnasium's 
 the same fixed policy.  Checked per step: the action, reward (exact, as float32), terminated and
 truncated (exact), the observation (equal as float32), the states (within 1e-12 in float64), the
 final observation gymnasium reports in info["final_obs"], the elapsed-step counter, and that the
-next state is the reset draw exactly when the episode ended.
+next state is the reset draw exactly when the episode ended.  gymnasium runs with correctly
+rounded sin and cos (cr_math.patch), as trlc computes them.
 """
 import json
 import os
@@ -26,6 +27,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lit", "interp", "Inputs"))
 import trl_random  # noqa: E402
+import cr_math  # noqa: E402
 
 warnings.filterwarnings("ignore")
 import gymnasium as gym  # noqa: E402
@@ -96,6 +98,7 @@ def main(argv):
     assert [(r["env"], r["t"]) for r in rows] == [(b, t) for b in range(B) for t in range(T)]
     rec = {(r["env"], r["t"]): r for r in rows}
 
+    cr_math.patch()
     vec = SyncVectorEnv([lambda: RecordFinal(gym.make(IDS[name])) for _ in range(B)],
                         autoreset_mode=AutoresetMode.SAME_STEP)
     vec.reset(seed=0)
@@ -149,6 +152,7 @@ def main(argv):
                 assert rec[b, t + 1]["state"] == r["next"], (b, t, "next is the state of t+1")
     print(f"{name}: {B * T} steps equal gymnasium's SyncVectorEnv (SAME_STEP), states within "
           f"{max_err:.1e}, {terminated} terminated, {truncated} truncated")
+    print(cr_math.summary())
 
 
 if __name__ == "__main__":

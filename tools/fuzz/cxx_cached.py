@@ -3,7 +3,7 @@
 same command, except that the runtime's .cpp sources (the arguments after `-x none` that end in
 .cpp) are compiled once per set of flags into object files kept in $TRLC_FUZZ_CXX_CACHE and
 linked from there.  The generated .cu is compiled exactly as trlc asks; the runtime objects are
-built with the same flags (standard, -O level, OpenMP, -ffp-contract=off, -fno-builtin-pow, -I).
+built with the same flags (standard, -O level, OpenMP, -ffp-contract=off, -I).
 This keeps the fuzzer's host builds at the cost of the generated program alone (the runtime is
 about 4/5 of a small program's build time at -O0).  The real compiler is
 $TRLC_FUZZ_REAL_CXX (default c++)."""
