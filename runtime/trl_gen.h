@@ -204,16 +204,16 @@ static void trlg_check(trl_ctx *ctx, const char *arena) {
 /* When errors are reported (issue 18 point 3).  On the host, after every launch (TRL_LAUNCH):
  * reading the record is a load.  On the device (and under TRL_CUDA_EMU) a check is a copy
  * that waits for the GPU, so launches are not followed by one: run_program checks with
- * TRLG_SYNC() where the host is about to see the kernels' results anyway (before an emit's or
- * a save's copies), at the end of every iteration of its outermost loop (before a checkpoint)
- * and at its end.  A kernel that raises an error records it and goes on with a harmless value
+ * TRLG_SYNC() where the host is about to see the kernels' results anyway (before a save's
+ * copies), at the end of every iteration of its outermost loop (before a checkpoint) and at its
+ * end; there it first writes the emits' staged records (trlg_flush, trl_emit_stage.h).  A kernel that raises an error records it and goes on with a harmless value
  * (an index checked to 0, ...), as do the launches after it, which cannot overwrite the first
  * record; what it reports is the first error of the first launch that raised one, and no record
  * after that error reaches the log. */
 #undef TRL_AFTER_LAUNCH
 #if defined(__CUDACC__) || defined(TRL_CUDA_EMU)
 #define TRL_AFTER_LAUNCH() ((void)0)
-#define TRLG_SYNC() trlg_check(ctx, arena);
+#define TRLG_SYNC() trlg_flush(ctx, arena);
 #else
 #define TRL_AFTER_LAUNCH() trlg_check(ctx, arena)
 #define TRLG_SYNC()
@@ -265,3 +265,6 @@ TRL_HOST_DEVICE inline int32_t trlg_f2i(double x, const char *arena, int f, int 
     }
     return (int32_t)t;
 }
+
+// ---- emits: staged on the device, direct on the host (trlg_flush is TRLG_SYNC on the device)
+#include "trl_emit_stage.h"

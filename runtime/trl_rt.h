@@ -496,6 +496,12 @@ int trl_workspace(trl_ctx *ctx, size_t bytes, void **out);
  * per thread of a launch's grid.  Owned by ctx like the workspace; outside the arena. */
 int trl_frames(trl_ctx *ctx, size_t bytes, void **out);
 
+/* Device memory of at least `bytes` bytes (256-byte aligned, zeroed) where the device's emit
+ * kernels stage their records until the host flushes them (trlg_stage_reserve, trl_gen.h); a
+ * second call returns the same block, grown if needed (contents not kept).  Owned by ctx like
+ * the workspace; outside the arena. */
+int trl_stage(trl_ctx *ctx, size_t bytes, void **out);
+
 double trl_now_seconds(void);
 
 /* Report a failed call and stop: "prog.cu:123: trl_save(...) failed: message". */

@@ -52,11 +52,6 @@ std::string ProgramEmitter::join(const std::vector<std::string> &xs) {
     return s;
 }
 
-std::string ProgramEmitter::field(ExprEmitter &ee, const std::string &key, const ir::Node &n) {
-    Val v = ee.emit(n);
-    return ee.field_init(key, v, n.loc);  // tuples too (TRL_TUPLE)
-}
-
 std::string ProgramEmitter::field_of(ExprEmitter &ee, const std::string &key, const Val &v, const Loc &loc) {
     if (v.tuple) unsupported(loc, "a tuple-valued emit field or save");
     if (dtype_code(v.dt) < 0) unsupported(loc, "emitting or saving a random key");
@@ -170,8 +165,14 @@ void ProgramEmitter::loop(const LoopNode &n, int indent) {
             out_ += pad + launch(fname, npts, work) + ", arena, ws, " + stream + args + ");\n";
             return;
         }
-        // Emits and saves run on the host: copy the buffers they read first, after the error
-        // check of the device's launches (TRLG_SYNC, trl_gen.h).
+        if (st.kind == Statement::Emit) {  // staged on the device (runtime/trl_emit_stage.h)
+            const int64_t points = batch_count(st, prog_.emits.at(st.index).vars);
+            out_ += pad + "TRLG_EMIT_LAUNCH(" + fname + ", " + lit_int(points) + ", " + lit_int(emit_slot_.at(n.stmt)) +
+                    ", " + std::to_string(st.index) + ", " + stream + args + ");\n";
+            return;
+        }
+        // Saves run on the host: copy the buffers they read first, after the error check of the
+        // device's launches (TRLG_SYNC, trl_gen.h).
         std::string sync = "TRLG_SYNC() ";
         for (int t : emit_reads_[n.stmt]) {
             const Buffer &b = plan_.buffers.at(plan_.buffer_of(t));
@@ -276,7 +277,7 @@ std::string ProgramEmitter::region_mark(int stmt) { return "\x01" + std::to_stri
 
 void ProgramEmitter::place_regions() {
     // Each mark becomes "TRL_REGION(k) " in front of the first call after it (a launch, a
-    // product, an emit or save function), on that call's line: the source stays as long as
+    // product, an emit kernel or a save function), on that call's line: the source stays as long as
     // without the profiler, and checks of consecutive launches still see one per line.
     std::string out;
     size_t at = 0;
@@ -288,7 +289,7 @@ void ProgramEmitter::place_regions() {
         const std::string k = out_.substr(m + 1, e - m - 1);
         at = e + 1;
         size_t next_mark = out_.find('\x01', at), best = std::string::npos;
-        for (const char *call : {"TRL_LAUNCH", "TRL_CHECK(trl_gemm", "k_emit_", "k_save_"}) {
+        for (const char *call : {"TRL_LAUNCH", "TRL_CHECK(trl_gemm", "TRLG_EMIT_LAUNCH", "k_save_"}) {
             size_t c = out_.find(call, at);
             if (c < best) best = c;
         }

@@ -405,6 +405,17 @@ std::vector<std::string> ProgramEmitter::fused_row_split(int g) {
     return bodies;
 }
 
+int64_t ProgramEmitter::staged_bytes(const std::string &key, const Val &v) {
+    auto pad8 = [](int64_t n) { return (n + 7) / 8 * 8; };
+    int64_t n = 16 + pad8(static_cast<int64_t>(key.size()) + 1);  // dtype, rank, key length, 0; the key
+    if (v.tuple) {
+        for (const auto &e : v.elems) n += staged_bytes("", e);
+        return n;
+    }
+    const int64_t elem = v.dt == DType::Bool ? 1 : v.dt == DType::F64 ? 8 : 4;
+    return n + 8 * static_cast<int64_t>(v.maxs.size()) + pad8(v.max_numel() * elem);
+}
+
 void ProgramEmitter::statement_function(int si) {
     const Statement &st = sched_.statements[si];
     std::string fname = "k_" + ident(st.name);
@@ -431,11 +442,15 @@ void ProgramEmitter::statement_function(int si) {
         return;
     }
     if (st.kind == Statement::Emit) {
+        // One kernel text (runtime/trl_emit_stage.h): on the host a function writing each record
+        // at once, on the device a kernel staging them, a slot per point.
         const ir::Emit &em = prog_.emits.at(st.index);
-        out_ += "\n// " + st.name + ": emit \"" + em.stream + "\" at " + where(em.loc) + " (host)\n";
-        out_ += "static void " + fname + "(trl_ctx *ctx, const char *arena, trl::Philox2x32Key stream" + params(st) +
-                ") {\n";
-        body += "    for (long long e = 0; e < " + lit_int(batch_count(st, em.vars)) + "; ++e) {\n";
+        out_ += "\n// " + st.name + ": emit \"" + em.stream + "\" at " + where(em.loc) + " (staged on the device)\n";
+        std::string header = "TRL_KERNEL " + fname +
+                             "(TRL_KERNEL_RANGE, TRLG_EMIT_PARAM, const char *arena, trl::Philox2x32Key stream" +
+                             params(st) + ") {\n";
+        const std::string slot_mark = "\x02slot\x02";
+        body += "    TRL_KERNEL_INDEX(e, n) {\n        TRLG_EMIT_POINT(e, " + slot_mark + ")\n";
         point_setup(st, em.vars, body, 2, "e");
         std::string lin;
         for (size_t k = 0; k < em.vars.size(); ++k) {
@@ -445,23 +460,31 @@ void ProgramEmitter::statement_function(int si) {
         }
         ExprEmitter ee(prog_, plan_, body, 2);
         ee.bound_values = &bound_values_;
-        std::string index = lin.empty() ? "0" : lin;
+        frame_.reset();
+        ee.frame = &frame_;
+        ee.error_base = "trlg_earena";
+        std::string index = lin.empty() ? "0" : lin, sid = std::to_string(st.index);
         if (em.guard) {
             // `when`: a false guard writes no record; the runtime is told the point is done.
             Val g = ee.emit(*em.guard);
             ee.open("if (!(" + g.name + "))");
-            ee.line("TRL_CHECK(trl_emit_skip(ctx, " + std::to_string(st.index) + ", " + index + "));");
+            ee.line("TRLG_EMIT_SKIP(" + sid + ", " + index + ");");
             ee.line("continue;");
             ee.close();
         }
         std::vector<std::string> fields;
-        for (const auto &f : em.fields) fields.push_back(field(ee, f.first, *f.second));
+        int64_t slot = kStagedHeadBytes;
+        for (const auto &f : em.fields) {
+            Val v = ee.emit(*f.second);
+            fields.push_back(ee.field_init(f.first, v, f.second->loc));  // tuples too (TRL_TUPLE)
+            slot += staged_bytes(f.first, v);
+        }
         ee.line("const trl_field fields[] = {" + join(fields) + "};");
-        ee.line("TRL_CHECK(trl_emit(ctx, " + std::to_string(st.index) + ", " + index + ", fields, " +
-                std::to_string(fields.size()) + "));");
+        ee.line("TRLG_EMIT(" + sid + ", " + index + ", fields, " + std::to_string(fields.size()) + ");");
         body += "    }\n";
-        out_ += body + "}\n";
-        emit_reads_[si] = ee.reads;
+        body.replace(body.find(slot_mark), slot_mark.size(), std::to_string(slot));
+        out_ += kernel_text(fname, header, body, batch_count(st, em.vars));
+        emit_slot_[si] = slot;
         return;
     }
     const ir::Save &sv = prog_.saves.at(st.index);

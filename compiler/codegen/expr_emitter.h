@@ -504,12 +504,17 @@ public:
 
     /** The source position arguments of a run-time check at "loc" ("arena, file, line, col"):
      *  a failing check reports "path:line:col: error: message" as the interpreter does. */
-    static std::string site(const Loc &loc) {
-        return "arena, " + std::to_string(loc.file) + ", " + std::to_string(loc.line) + ", " + std::to_string(loc.col);
+    std::string site(const Loc &loc) const {
+        return error_base + ", " + std::to_string(loc.file) + ", " + std::to_string(loc.line) + ", " +
+               std::to_string(loc.col);
     }
+    /** The first argument of run-time checks: the arena, whose tail holds the error record; in
+     *  an emit's kernel "trlg_earena", which puts a point's error in its staged record
+     *  (runtime/trl_emit_stage.h). */
+    std::string error_base = "arena";
     /** A statement raising run-time error "kind" (TRLG_E_*) with values a, b, c at "loc". */
-    static std::string raise(const char *kind, const Loc &loc, const std::string &a = "0", const std::string &b = "0",
-                             const std::string &c = "0") {
+    std::string raise(const char *kind, const Loc &loc, const std::string &a = "0", const std::string &b = "0",
+                      const std::string &c = "0") const {
         return std::string("trlg_raise(") + site(loc) + ", " + kind + ", (double)(" + a + "), (double)(" + b +
                "), (double)(" + c + "));";
     }

@@ -124,8 +124,6 @@ public:
 
     static std::string join(const std::vector<std::string> &xs);
 
-    std::string field(ExprEmitter &ee, const std::string &key, const ir::Node &n);
-
     /** A trl_field initializer for value "v" (declares its shape array). */
     std::string field_of(ExprEmitter &ee, const std::string &key, const Val &v, const Loc &loc);
 
@@ -176,6 +174,13 @@ private:
     std::string out_;
     KernelPlan kp_;  // the blas and fusion passes' decisions
     std::map<int, std::set<int>> emit_reads_;
+    /** The stage slot bytes of each emit statement's points (runtime/trl_emit_stage.h). */
+    std::map<int, int64_t> emit_slot_;
+    /** sizeof(trlg_emit_head) of runtime/trl_emit_stage.h: a staged record's head. */
+    static constexpr int64_t kStagedHeadBytes = 56;
+    /** The bytes field `key` of value v takes in a stage slot, at its static maximum shape
+     *  (trlg_put_field's layout, runtime/trl_emit_stage.h). */
+    static int64_t staged_bytes(const std::string &key, const Val &v);
     ExprEmitter::BoundValues bound_values_;      // run-time bounds read by kernels as values
     std::map<std::string, RowSplit> row_split_;  // kernel name -> its row split (codegen/row_split.h)
     KernelFrame frame_;                          // the frame of the kernel being emitted (device code)

@@ -486,6 +486,14 @@ int trl_frames(trl_ctx *ctx, size_t bytes, void **out) {
     *out = ctx->frames;
     return TRL_OK;
 }
+int trl_stage(trl_ctx *ctx, size_t bytes, void **out) {
+    if (bytes > ctx->stage_bytes || !ctx->stage) {
+        int rc = trl_rt::device_alloc_block(ctx, bytes, &ctx->stage, &ctx->stage_bytes, "emit stage");
+        if (rc != TRL_OK) return rc;
+    }
+    *out = ctx->stage;
+    return TRL_OK;
+}
 /* trl_gemm's checks, shared by its two forms; the device layer computes the product. */
 static int gemm_checked(trl_ctx *ctx, int dtype, bool trans_a, long long m, long long n, long long k, const void *a,
                         const void *b, void *c) {

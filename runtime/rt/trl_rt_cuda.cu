@@ -112,6 +112,8 @@ void device_release(trl_ctx *ctx) {
     ctx->workspace = nullptr;
     if (ctx->frames) cudaFree(ctx->frames);
     ctx->frames = nullptr;
+    if (ctx->stage) cudaFree(ctx->stage);
+    ctx->stage = nullptr;
     CudaState *st = static_cast<CudaState *>(ctx->device);
     if (st) {
         if (st->blas) cublasDestroy(st->blas);

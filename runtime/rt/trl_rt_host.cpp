@@ -340,6 +340,8 @@ void device_release(trl_ctx *ctx) {
     ctx->workspace = nullptr;
     std::free(ctx->frames);
     ctx->frames = nullptr;
+    std::free(ctx->stage);
+    ctx->stage = nullptr;
 }
 
 }  // namespace trl_rt

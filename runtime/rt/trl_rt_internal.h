@@ -54,6 +54,8 @@ struct trl_ctx {
     size_t workspace_bytes = 0;
     void *frames = nullptr;  // trl_frames's block (device memory), freed by device_release
     size_t frames_bytes = 0;
+    void *stage = nullptr;  // trl_stage's block (device memory), freed by device_release
+    size_t stage_bytes = 0;
     std::string last_error;  // message of the last failed call (printed by trl_fail)
     // Emit reorder buffer: the next index to write per stream, early records by (stream, index).
     int cur_stream = 0;

@@ -1,15 +1,17 @@
 """sync_count.py CXX RUNTIME_DIR PROG.cu PROG.trl — how often a generated program's host waits
 for the device (issue 18 point 3).  Preprocesses PROG.cu as the device build's host code sees
 it (TRL_CUDA_EMU: the device's launch and check macros, with the host compiler) and counts, in
-run_program, the launch sites and the error-record checks (trlg_check, a copy that waits for
-the GPU) after the macros are expanded.  Prints
+run_program, the launch sites and, after the macros are expanded, the places the host waits for
+the device (trlg_flush: the staged emit records and the error record copied to the host) and
+the host build's error checks (trlg_check).  Prints
     launch sites: N
-    device error checks: M
+    emit launch sites: E    (emit kernels staging their records on the device)
+    device waits: M
     host error checks: H   (the host build checks after every launch: a load, not a wait)
-    emits and saves in the .trl: K
-The device checks only where the host looks anyway: before an emit's or save's copies, at the
-end of each iteration of the outermost loop, and at the end, so M must be K + 2 and no launch
-may be followed by a check of its own."""
+    saves in the .trl: S
+The device waits only where the host looks anyway: before a save's copies, at the end of each
+iteration of the outermost loop, and at the end, so M must be S + 2; no launch, and no emit, may
+be followed by a wait of its own."""
 import re
 import subprocess
 import sys
@@ -18,18 +20,19 @@ cxx, runtime, cu, trl = sys.argv[1:5]
 src = open(cu).read()
 
 
-def checks(defines):
-    """trlg_check calls in run_program once the macros are expanded with "defines"."""
+def checks(defines, call):
+    """Calls of "call" in run_program once the macros are expanded with "defines"."""
     pre = subprocess.run([cxx, "-std=c++17", "-E", "-P"] + defines + ["-I", runtime, "-x", "c++", "-"],
                          input=src, capture_output=True, text=True, check=True).stdout
     body = pre[pre.index("static void run_program(trl_ctx *ctx)"):]
     body = body[:body.index("\nint main(")] if "\nint main(" in body else body
-    return len(re.findall(r"trlg_check\(ctx, arena\)", body))
+    return len(re.findall(call + r"\(ctx, arena\)", body))
 
 
 launch_sites = len(re.findall(r"\bTRL_LAUNCH(?:_ROWS)?\(", src[src.index("static void run_program"):]))
 print(f"launch sites: {launch_sites}")
-print(f"device error checks: {checks(['-DTRL_CUDA_EMU'])}")
-print(f"host error checks: {checks([])}")
-outputs = len(re.findall(r"^(emit|save)\b", open(trl).read(), re.M))
-print(f"emits and saves in the .trl: {outputs}")
+print(f"emit launch sites: {len(re.findall(r'TRLG_EMIT_LAUNCH[(]', src[src.index('static void run_program'):]))}")
+print(f"device waits: {checks(['-DTRL_CUDA_EMU'], 'trlg_flush')}")
+print(f"host error checks: {checks([], 'trlg_check')}")
+saves = len(re.findall(r"^save\b", open(trl).read(), re.M))
+print(f"saves in the .trl: {saves}")
