@@ -5,8 +5,12 @@
 // * validity = the flow dependences, plus, per scheduled tensor x, a deallocation
 //   statement D_x (instances = x's points without batch dims) that runs after the
 //   writer of each point and after every reader of it;
-// * coincidence = validity (isl then prefers dims that carry no dependence:
-//   parallel / batchable loops);
+// * coincidence = validity (isl then prefers dims that carry no dependence: parallel /
+//   batchable loops), for the fallbacks only (Feautrier, outer coincidence, index-set
+//   splitting): the first attempts leave it out.  trlc's parallelism is its batch dims
+//   (codegen), not isl's coincident band members, and without it the scheduler's ILPs are
+//   smaller: PPO CartPole 4.34 → 3.42 s, REINFORCE 1.27 → 1.02 s, with the same generated
+//   source for every sample and the 226 lit programs that compile (measured 2026-11-27);
 // * proximity = writer → D_x and reader → D_x (short live ranges), plus each
 //   read in "last element" form: a consumer instance is tied to the lexicographically
 //   last producer instance it reads (for a window r[t:min(t+n, T)], r[t+n-1]),
@@ -268,12 +272,15 @@ bool compute(const Pdg &pdg, Schedule &s, Diagnostics &diag) {
         }
     };
     bool over = false;
+    // Without coincidence constraints first (file comment).
+    isl::schedule_constraints plain =
+        isl::schedule_constraints::on_domain(domain).set_validity(validity).set_proximity(proximity);
     set_options(ctx, true);
-    isl::schedule sched = attempt(sc, "isl scheduler (coefficients in [-1, 1])", &over);
+    isl::schedule sched = attempt(plain, "isl scheduler (coefficients in [-1, 1])", &over);
     bool done = accept(sched);
     if (!done && sched.is_null() && !over) {
         set_options(ctx, false);
-        sched = attempt(sc, "isl scheduler (unbounded coefficients)", &over);
+        sched = attempt(plain, "isl scheduler (unbounded coefficients)", &over);
         done = accept(sched);
     }
     bool gave_up = over;
