@@ -46,10 +46,17 @@ TRL_HOST_DEVICE inline const char *trlg_error_base(char *slot) {
     return (const char *)((uintptr_t)slot - (uintptr_t)kArenaBytes);
 }
 
-/** Writes n bytes of src at slot + at when they fit cap; returns the next 8-aligned offset. */
+/** Writes n bytes of src at slot + at when they fit cap; returns the next 8-aligned offset.
+ *  Whole 4-byte words when src and n allow (slot + at is 8-aligned: the stage is 256-aligned,
+ *  slots and offsets multiples of 8), else bytes (bool data). */
 TRL_HOST_DEVICE inline long long trlg_put_bytes(char *slot, long long at, long long cap, const void *src, long long n) {
-    if (at + n <= cap)
-        for (long long i = 0; i < n; ++i) slot[at + i] = ((const char *)src)[i];
+    if (at + n <= cap) {
+        if ((uintptr_t)src % 4 == 0 && n % 4 == 0) {
+            for (long long i = 0; i < n / 4; ++i) ((uint32_t *)(slot + at))[i] = ((const uint32_t *)src)[i];
+        } else {
+            for (long long i = 0; i < n; ++i) slot[at + i] = ((const char *)src)[i];
+        }
+    }
     return (at + n + 7) / 8 * 8;
 }
 TRL_HOST_DEVICE inline long long trlg_dtype_bytes(int dtype) {

@@ -79,13 +79,20 @@ inline int64_t static_numel(const ir::Type &t) {
     return n;
 }
 
+/** Bytes of a value of static type "t" in a buffer's slot: its leaves in order, each padded to
+ *  a multiple of 4 bytes (bool leaves are the only ones it changes), so that an i32 or f32 leaf
+ *  after a bool one starts 4-byte aligned (the slot is 16-byte aligned, buffer_align) and is
+ *  read and written with typed loads and stores (a packed tuple's i32 after two bools was a
+ *  memcpy: byte loads on the GPU), while f32 leaves stay contiguous (horizontal fusion runs over
+ *  consecutive ones).  An f64 leaf after an odd number of f32 elements stays unaligned and is
+ *  copied bytewise.  The memory plan's slots (slot_bytes_of: each leaf rounded to 16) have room. */
 inline int64_t value_bytes(const ir::Type &t) {
     if (t.is_tuple) {
         int64_t n = 0;
         for (const auto &e : t.elems) n += value_bytes(e);
         return n;
     }
-    return static_numel(t) * leaf_size(t.dtype);
+    return (static_numel(t) * leaf_size(t.dtype) + 3) / 4 * 4;
 }
 
 inline std::string lit_int(int64_t v) { return std::to_string(v) + (v > 2147483647 || v < -2147483647 ? "LL" : ""); }
@@ -546,8 +553,12 @@ public:
     std::string address(int t, const std::vector<std::string> &p);
 
     /** Load leaves of static type "t" from address variable "src" + byte offset into "dst"
-     *  starting at element "at" (C expression). Returns bytes consumed. */
-    int64_t load_leaves(const ir::Type &t, const std::string &src, int64_t off, const Val &dst, const std::string &at);
+     *  starting at element "at" (C expression). Returns bytes consumed.  "aligned": src + off
+     *  is aligned to the leaf size (a buffer's slot, buffer_align), so each element is one
+     *  typed load; otherwise a memcpy of its bytes (a packed tuple's leaf), which nvcc makes
+     *  byte loads. */
+    int64_t load_leaves(const ir::Type &t, const std::string &src, int64_t off, const Val &dst, const std::string &at,
+                        bool aligned = false);
 
     Val emit_read(const ir::Node &n);
 

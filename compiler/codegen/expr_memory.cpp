@@ -22,7 +22,7 @@ std::string ExprEmitter::address(int t, const std::vector<std::string> &p) {
 }
 
 int64_t ExprEmitter::load_leaves(const ir::Type &t, const std::string &src, int64_t off, const Val &dst,
-                                 const std::string &at) {
+                                 const std::string &at, bool aligned) {
     int64_t n = static_numel(t), sz = leaf_size(t.dtype);
     std::string k = fresh("k");
     open("for (long long " + k + " = 0; " + k + " < " + std::to_string(n) + "; ++" + k + ")");
@@ -30,6 +30,8 @@ int64_t ExprEmitter::load_leaves(const ir::Type &t, const std::string &src, int6
     std::string s = src + " + " + std::to_string(off) + " + " + k + " * " + std::to_string(sz);
     if (t.dtype == DType::Bool)
         line(d + " = *(const unsigned char *)(" + s + ") != 0;");
+    else if (aligned && t.dtype != DType::Key && off % sz == 0)
+        line(d + " = *(const " + std::string(ctype(t.dtype)) + " *)(" + s + ");");
     else
         line("memcpy(&" + d + ", " + s + ", " + std::to_string(sz) + ");");
     close();
@@ -101,7 +103,8 @@ Val ExprEmitter::emit_read(const ir::Node &n) {
         flat = flat.empty() ? idx[s] : "(" + flat + ") * " + lens[s] + " + " + idx[s];
     std::string a = fresh("src");
     line("const char *" + a + " = " + address(n.tensor, p) + ";");
-    load_leaves(x.type, a, 0, r, "(" + flat + ") * " + std::to_string(static_numel(x.type)));
+    load_leaves(x.type, a, 0, r, "(" + flat + ") * " + std::to_string(static_numel(x.type)),
+                buffer_align(n.tensor) % leaf_size(x.type.dtype) == 0);
     for (size_t s = 0; s < slice_pos.size(); ++s) close();
     return r;
 }
@@ -233,7 +236,7 @@ int64_t ExprEmitter::store_value(const ir::Type &t, const Val &v, const std::str
             line("for (long long " + k + " = " + k0 + "; " + k + " < " + k1 + "; ++" + k + ") " + d + "[" + k +
                  "] = " + conv(v.scalar() ? v.name : v.name + "[" + k + "]", v.dt, t.dtype) + ";");
         }
-        return off + n * sz;
+        return off + value_bytes(t);
     }
     if (v.lazy) return store_value(t, materialize(v), dst, off, loc);
     std::string k = fresh("k");
@@ -247,7 +250,7 @@ int64_t ExprEmitter::store_value(const ir::Type &t, const Val &v, const std::str
         line("memcpy(" + d + ", &y, " + std::to_string(sz) + ");");
     }
     close();
-    return off + n * sz;
+    return off + value_bytes(t);
 }
 
 bool ExprEmitter::point_read_part(const ir::Node &e, const ir::Node *&b, const ir::Type *&t, int64_t &off) {
