@@ -1,3 +1,10 @@
+// trig_tables — prints the constants of runtime/trl_trig_tables.h (the tables of the correctly
+// rounded f64 sin/cos, runtime/trl_math_trig.h), computed with MPFR at 2000 bits: the 42 32-bit
+// words of the fraction of 2/pi (Payne–Hanek), pi/2 in 32-bit fixed-point limbs, the four
+// Cody–Waite parts of pi/2 (32 bits each but the last) with the remainder's size, pi/2 as a
+// double-double, 2/pi, and sin(i/256), cos(i/256) as double-doubles for i < 202.  Its output is
+// pasted into the header by hand (the header's layout, four doubles a line, is not this one's).
+//   gcc -O2 tools/bench/trig_tables.c -lmpfr -lgmp -lm -o /tmp/trig_tables && /tmp/trig_tables
 #include <stdio.h>
 #include <mpfr.h>
 #include <stdint.h>
