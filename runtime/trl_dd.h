@@ -18,6 +18,9 @@
 // Example: two_sum(1.0, 0x1p-60) == {1.0, 0x1p-60}; two_prod(1 + 2^-30, 1 + 2^-30) ==
 // {1 + 2^-29, 2^-60}.
 
+#include <stdint.h>
+#include <string.h>
+
 #ifndef TRL_HD
 #if defined(__CUDACC__)
 #define TRL_HD __host__ __device__
@@ -48,6 +51,26 @@
 
 namespace trl {
 namespace dd {
+
+/** The bits of a double (IEEE binary64), and the double of 64 bits (bit casts, no conversion). */
+TRL_HD inline uint64_t bits(double x) {
+#if defined(__CUDA_ARCH__)
+    return static_cast<uint64_t>(__double_as_longlong(x));
+#else
+    uint64_t b;
+    memcpy(&b, &x, 8);
+    return b;
+#endif
+}
+TRL_HD inline double from_bits(uint64_t b) {
+#if defined(__CUDA_ARCH__)
+    return __longlong_as_double(static_cast<long long>(b));
+#else
+    double x;
+    memcpy(&x, &b, 8);
+    return x;
+#endif
+}
 
 /** hi + lo, |lo| ≤ ulp(hi) / 2 (a normalized double-word). */
 struct DD {

@@ -68,25 +68,9 @@ namespace f64_detail {
 using dd::DD;
 using dd::TD;
 
-/** The bits of a double, and the double of 64 bits. */
-TRL_HD inline uint64_t bits(double x) {
-#if defined(__CUDA_ARCH__)
-    return static_cast<uint64_t>(__double_as_longlong(x));
-#else
-    uint64_t b;
-    memcpy(&b, &x, 8);
-    return b;
-#endif
-}
-TRL_HD inline double from_bits(uint64_t b) {
-#if defined(__CUDA_ARCH__)
-    return __longlong_as_double(static_cast<long long>(b));
-#else
-    double x;
-    memcpy(&x, &b, 8);
-    return x;
-#endif
-}
+/** The bits of a double and back: trl_dd.h's. */
+using dd::bits;
+using dd::from_bits;
 
 /** The accurate phases stay out of line: they run for a few calls in 10^4, and inlined they
  *  would crowd the fast path. */

@@ -33,25 +33,9 @@
 namespace trl {
 namespace trig_detail {
 
-/** The bits of a double, and the double of 64 bits. */
-TRL_HD inline uint64_t bits(double x) {
-#if defined(__CUDA_ARCH__)
-    return static_cast<uint64_t>(__double_as_longlong(x));
-#else
-    uint64_t b;
-    memcpy(&b, &x, 8);
-    return b;
-#endif
-}
-TRL_HD inline double from_bits(uint64_t b) {
-#if defined(__CUDA_ARCH__)
-    return __longlong_as_double(static_cast<long long>(b));
-#else
-    double x;
-    memcpy(&x, &b, 8);
-    return x;
-#endif
-}
+/** The bits of a double and back: trl_dd.h's. */
+using dd::bits;
+using dd::from_bits;
 
 /** 2^e for -1022 ≤ e ≤ 1023. */
 TRL_HD inline double pow2(int e) { return from_bits(static_cast<uint64_t>(e + 1023) << 52); }
