@@ -22,12 +22,13 @@
 //
 // Example (generated, the "episode" emit of samples/ppo_cartpole.trl, 4 points per step):
 //   TRL_KERNEL k_emit_episode(TRL_KERNEL_RANGE, TRLG_EMIT_PARAM, const char *arena, ...) {
-//       TRL_KERNEL_INDEX(e, n) {  TRLG_EMIT_POINT(e, 176)  ...  TRLG_EMIT(0, index, fields, 4); }
+//       TRL_KERNEL_INDEX(e, n) {  TRLG_EMIT_POINT(e, 200)  ...  TRLG_EMIT(0, index, fields, 4); }
 //   }
-//   TRLG_EMIT_LAUNCH(k_emit_episode, 4, 176, 0, s_emit_episode, c0, (c1 - 126));
+//   TRLG_EMIT_LAUNCH(k_emit_episode, 4, 200, 0, s_emit_episode, c0, (c1 - 126));
 #include <stdint.h>
 #include <string.h>
 
+#include <deque>
 #include <vector>
 
 /** The head of a staged record: the point's own error (kind 0: none), what the slot holds
@@ -37,6 +38,8 @@ struct trlg_emit_head {
     int status, num_fields;
     long long index;
 };
+// codegen sizes slots with this head's size (codegen/program_emitter.h, kStagedHeadBytes).
+static_assert(sizeof(trlg_emit_head) == 56, "trlg_emit_head must stay 56 bytes: kStagedHeadBytes");
 enum { TRLG_STAGED_RECORD = 0, TRLG_STAGED_SKIP = 1, TRLG_STAGED_STALE = 2, TRLG_STAGED_OVERFLOW = 3 };
 
 /** The pointer p with p + kArenaBytes == slot: the "arena" argument of an emit point's checks,
@@ -132,8 +135,9 @@ struct trlg_stage_state {
 static trlg_stage_state trlg_stage_now;
 
 /** Reads the field at host slot bytes p (trlg_put_field's layout) into out (a tuple's elements
- *  into elems, which keeps them); returns the bytes after it. */
-static const char *trlg_get_field(const char *p, trl_field *out, std::vector<std::vector<trl_field>> &elems) {
+ *  into elems, which keeps them: a deque, whose elements stay where they are when nested tuples
+ *  add more); returns the bytes after it. */
+static const char *trlg_get_field(const char *p, trl_field *out, std::deque<std::vector<trl_field>> &elems) {
     int head[4];
     memcpy(head, p, sizeof head);
     p += sizeof head;
@@ -186,8 +190,7 @@ static void trlg_flush(trl_ctx *ctx, const char *arena) {
                     continue;
                 }
                 std::vector<trl_field> fields(h.num_fields > 0 ? h.num_fields : 1);
-                std::vector<std::vector<trl_field>> elems;
-                elems.reserve(64);
+                std::deque<std::vector<trl_field>> elems;
                 const char *p = slot + sizeof h;
                 for (int k = 0; k < h.num_fields; ++k) p = trlg_get_field(p, &fields[k], elems);
                 TRL_CHECK(trl_emit(ctx, l.stream, h.index, fields.data(), h.num_fields));

@@ -412,8 +412,7 @@ int64_t ProgramEmitter::staged_bytes(const std::string &key, const Val &v) {
         for (const auto &e : v.elems) n += staged_bytes("", e);
         return n;
     }
-    const int64_t elem = v.dt == DType::Bool ? 1 : v.dt == DType::F64 ? 8 : 4;
-    return n + 8 * static_cast<int64_t>(v.maxs.size()) + pad8(v.max_numel() * elem);
+    return n + 8 * static_cast<int64_t>(v.maxs.size()) + pad8(v.max_numel() * leaf_size(v.dt));
 }
 
 void ProgramEmitter::statement_function(int si) {
