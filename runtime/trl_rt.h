@@ -380,11 +380,20 @@ typedef struct trl_program_info {
      * outermost loop (--checkpoint works); 0: the program has no loop to checkpoint. */
     int checkpoint_loop;
     /* The profiler's regions (--profile): one per statement of the schedule, in its order, a
-     * line each ("\n"-terminated) of 3 tab-separated fields: the statement's tensor (or emit
-     * stream, saved file), its group (acting, environment step, returns/advantages, loss and
-     * gradient, optimizer, metrics, other) and its source position "file:line". */
+     * line each ("\n"-terminated) of 4 tab-separated fields: the statement's tensor (or emit
+     * stream, saved file), its group (the name of the program's `region "name" { … }` around
+     * it, else acting, environment step, returns/advantages, loss and gradient, optimizer,
+     * metrics or other), its source position "file:line", and its side for the CPU/GPU balance
+     * ("actor": acting, environment step; "learner": loss and gradient, optimizer,
+     * returns/advantages; "-": the rest), from the default group even inside a named region. */
     int num_regions;
     const char *regions;
+    /* What a checkpoint holds (issue 15; the memory plan's "checkpointed" buffers): arena
+     * intervals {offset, bytes, offset, bytes, ...}, sorted, disjoint; the rest of the arena is
+     * dead at the end of an iteration of the outermost loop or written again before the loop
+     * by the resumed run.  0, nullptr: no loop to checkpoint. */
+    int num_checkpoint_ranges;
+    const long long *checkpoint_ranges;
 } trl_program_info;
 
 /* Parse argv (--seed N, --log FILE, --bound NAME=V, --threads N, --quiet, --help), allocate

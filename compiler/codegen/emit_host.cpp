@@ -28,6 +28,7 @@ std::string ProgramEmitter::run() {
     out_ += "#include \"trl_rt.h\"\n#include \"trl_random.h\"\n#include \"trl_linalg.h\"\n#include \"trl_ops.h\"\n\n";
     out_ += "// The arena: one allocation; offsets and size from the memory plan (--emit=memplan).\n";
     out_ += "static const size_t kArenaBytes = " + std::to_string(plan_.peak_bytes) + ";\n";
+    out_ += checkpoint_table();
     if (kp_.workspace_bytes > 0)
         out_ += "// Operands and results of the products handed to trl_gemm (outside the arena).\n"
                 "static const size_t kWorkspaceBytes = " +
@@ -75,7 +76,10 @@ void ProgramEmitter::loop(const LoopNode &n, int indent) {
             out_ +=
                 pad + "{  // the outermost loop: --checkpoint writes at the end of an iteration, --resume continues\n";
             out_ += pad + "    long long " + c + "_first = " + ast_c(*n.init) + ";  // or after the checkpoint's\n";
-            out_ += pad + "    TRL_CHECK(trl_checkpoint_resume(ctx, &" + c + "_first, " + ast_c(*n.step) + "));\n";
+            // The device's records staged before the loop are written (or dropped: a resumed run
+            // replays what precedes the loop, and its log holds them) before the replay ends.
+            out_ += pad + "    TRLG_SYNC() TRL_CHECK(trl_checkpoint_resume(ctx, &" + c + "_first, " + ast_c(*n.step) +
+                    "));\n";
             out_ += pad + "    for (long long " + c + " = " + c + "_first; " + ast_c(*n.cond) + "; " + c +
                     " += " + ast_c(*n.step) + ") {\n";
             for (const auto &ch : n.children) loop(*ch, indent + 2);
@@ -252,25 +256,38 @@ std::string ProgramEmitter::stream_points(const ir::Emit &e, const std::map<std:
     return fixed == 1 ? n : n + " * " + lit_int(fixed);  // bound0 * 512
 }
 
-const LoopNode *ProgramEmitter::checkpoint_loop() const {
-    const LoopNode *r = root();
-    if (!r) return nullptr;
-    std::function<int(const LoopNode &)> statements = [&](const LoopNode &n) {
-        int k = n.kind == LoopNode::User ? 1 : 0;
-        for (const auto &ch : n.children) k += statements(*ch);
-        return k;
-    };
-    // The loops at the top level: the root's, through blocks (not through ifs or loops).
-    const LoopNode *best = nullptr;
-    int most = 0;
-    std::function<void(const LoopNode &)> top = [&](const LoopNode &n) {
-        if (n.kind == LoopNode::Block)
-            for (const auto &ch : n.children) top(*ch);
-        else if (n.kind == LoopNode::For && statements(n) > most)
-            best = &n, most = statements(n);
-    };
-    top(*r);
-    return best;
+const LoopNode *ProgramEmitter::checkpoint_loop() const { return trlc::checkpoint_loop(root()); }
+
+std::string ProgramEmitter::checkpoint_table() const {
+    const LoopNode *loop = checkpoint_loop();
+    if (!loop) return "";
+    // The plan took the loop of the schedule's own nest (memory/checkpoint_live.cpp: its
+    // statements' times give the iterations, every other statement's reads count as reads after
+    // the loop).  The nest printed here may be another (the parametric one, runtime_bounds.h),
+    // whose loop isl may have cut differently; the plan holds for it unless a statement of the
+    // plan's loop runs after the printed loop.  Then the whole arena is kept.
+    const LoopNode *planned = trlc::checkpoint_loop(sched_.root.get());
+    std::vector<std::pair<int64_t, int64_t>> ranges = plan_.checkpoint_ranges;
+    bool holds = planned && !(ranges.empty() && plan_.peak_bytes > 0);
+    if (holds) {
+        const std::vector<int> in = statements_in(*planned);
+        for (int s : statements_after(root(), loop))
+            if (std::binary_search(in.begin(), in.end(), s)) holds = false;
+    }
+    if (!holds) ranges = {{0, plan_.peak_bytes}};
+    std::string list;
+    int64_t sum = 0;
+    for (const auto &[off, bytes] : ranges) {
+        list += (list.empty() ? "" : ", ") + std::to_string(off) + ", " + std::to_string(bytes);
+        sum += bytes;
+    }
+    if (list.empty()) list = "0, 0";
+    return "// What a checkpoint holds (--checkpoint): the arena intervals {offset, bytes} of the buffers\n"
+           "// written in the outermost loop and read after the end of that iteration (--emit=memplan:\n"
+           "// \"checkpointed\"), " +
+           std::to_string(sum) + " bytes in all.\n" +
+           "static const int kCheckpointRangeCount = " + std::to_string(ranges.empty() ? 1 : ranges.size()) +
+           ";\nstatic const long long kCheckpointRanges[] = {" + list + "};\n";
 }
 
 std::string ProgramEmitter::region_mark(int stmt) { return "\x01" + std::to_string(stmt) + "\x01"; }
@@ -392,7 +409,8 @@ void ProgramEmitter::main_function(const std::string &path) {
     std::snprintf(hex, sizeof hex, "0x%016llxULL", static_cast<unsigned long long>(h));
     out_ += std::string("    ") + hex + " /* program hash */, " + (checkpoint_loop() ? "1" : "0") +
             " /* run_program checkpoints its outermost loop */,\n    " + std::to_string(sched_.statements.size()) +
-            ", kRegions};\n\n";
+            ", kRegions,\n    " + (checkpoint_loop() ? "kCheckpointRangeCount, kCheckpointRanges" : "0, nullptr") +
+            "};\n\n";
     // The passive OpenMP wait (dsl/README §7.7) is registered here, in the translation unit
     // of main, never in the runtime: an application that embeds this source under its own
     // main (TRL_NO_MAIN) keeps its process and environment as they are.

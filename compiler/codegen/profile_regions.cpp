@@ -7,7 +7,14 @@
 //   - otherwise the standard-library module most of the equation's IR nodes come from:
 //     std/envs/* environment step, std/optim.trl optimizer, std/rl.trl returns/advantages,
 //     std/nn.trl and std/distributions.trl acting;
-//   - emits and saves: metrics; anything else (the program's own code): other.
+//   - emits and saves: metrics; anything else (the program's own code): other;
+//   - but a statement whose source line lies in a `region "name" { … }` of the main file is in
+//     the group "name" (the innermost region), so users time their own operations; a tensor of
+//     the autodiff pass (grad.<y>…, or a saved forward value <y>.<k>.saved.<n>) whose own line
+//     is outside every region (grad.<y>.<x> has the line of x's definition) takes the region of
+//     its loss y, so a region around a loss holds its backward pass too.
+// The balance report's side (actor: acting, environment step; learner: loss and gradient,
+// optimizer, returns/advantages) comes from the default group, named region or not.
 // Example (PPO CartPole): st (cartpole.step) is "environment step", act (a categorical sample of
 // the policy network) "acting", adv and ret (rl.gae) "returns/advantages", mbloss and every
 // grad.mbloss.* tensor "loss and gradient", (p, o) (optim.adam) "optimizer", the "episode" and
@@ -70,6 +77,36 @@ std::string group_by_source(const ir::Program &prog, const SourceManager *sm, co
     return best;
 }
 
+/** The innermost named region of the program holding "loc" (nullptr: none). */
+const ir::Region *named_region(const ir::Program &prog, Loc loc) {
+    const ir::Region *best = nullptr;
+    for (const ir::Region &r : prog.regions)
+        if (loc.valid() && loc.file == r.file && r.first_line <= loc.line && loc.line <= r.last_line &&
+            (!best || r.last_line - r.first_line <= best->last_line - best->first_line))
+            best = &r;
+    return best;
+}
+
+/** The loss y of an autodiff tensor: "y" for grad.<y>… and <y>.<k>.saved.<n>; "" otherwise. */
+std::string loss_of(const ir::Program &prog, const std::string &name) {
+    if (name.rfind("grad.", 0) == 0) {
+        std::string y = name.substr(5);
+        return y.substr(0, y.find('.'));
+    }
+    size_t saved = name.find(".saved.");
+    if (saved != std::string::npos) {
+        std::string y = name.substr(0, name.find('.'));
+        if (prog.tensor_index(y) >= 0) return y;
+    }
+    return "";
+}
+
+const char *side_of(const std::string &group) {
+    if (group == "acting" || group == "environment step") return "actor";
+    if (group == "loss and gradient" || group == "optimizer" || group == "returns/advantages") return "learner";
+    return "-";
+}
+
 }  // namespace
 
 std::string ProgramEmitter::region_table() const {
@@ -92,17 +129,26 @@ std::string ProgramEmitter::region_table() const {
             name = "save \"" + prog_.saves.at(st.index).path + "\"";
             loc = prog_.saves.at(st.index).loc;
         }
+        const std::string side = side_of(group);
+        const ir::Region *region = named_region(prog_, loc);
+        if (!region && st.kind == Statement::Tensor) {
+            const int y = prog_.tensor_index(loss_of(prog_, name));
+            if (y >= 0 && !prog_.tensors[y].equations.empty())
+                region = named_region(prog_, prog_.tensors[y].equations[0].loc);
+        }
+        if (region) group = region->name;
         std::string w = where(loc);
         size_t slash = w.find_last_of('/');  // the file's name is enough in a region's label
         if (slash != std::string::npos) w = w.substr(slash + 1);
-        std::string row = c_string(name) + "\\t" + c_string(group) + "\\t" + c_string(w);
+        std::string row = c_string(name) + "\\t" + c_string(group) + "\\t" + c_string(w) + "\\t" + c_string(side);
         std::string joined;  // one literal: drop the inner quotes c_string put around each field
         for (size_t i = 0; i < row.size(); ++i)
             if (row[i] != '"' || i == 0 || i + 1 == row.size() || row[i - 1] == '\\') joined += row[i];
         rows.push_back(joined.substr(0, joined.size() - 1) + "\\n\"");
     }
-    std::string out = "// The profiler's regions (--profile): per statement, in the schedule's order, its name,\n"
-                      "// group and source position.\n// clang-format off\nstatic const char kRegions[] =";
+    std::string out =
+        "// The profiler's regions (--profile): per statement, in the schedule's order, its name,\n"
+        "// group, source position and side (actor, learner, -).\n// clang-format off\nstatic const char kRegions[] =";
     std::string line;
     for (const std::string &r : rows) {
         if (!line.empty() && line.size() + r.size() > 94) out += "\n   " + line, line.clear();

@@ -141,6 +141,9 @@ public:
      *  root when it is a loop, else the top-level loop of the root block holding the most
      *  statements (a training program's iteration loop); null when there is none. */
     const LoopNode *checkpoint_loop() const;
+    /** kCheckpointRangeCount and kCheckpointRanges (MemPlan::checkpoint_ranges; the whole arena
+     *  when the printed nest's loop differs from the planned one); "" without a loop. */
+    std::string checkpoint_table() const;
     /** kRegions: the profiler's region of each statement (--profile, runtime/rt/trl_profile.cpp):
      *  its tensor, emit stream or saved file, its group (region_group) and its source position. */
     std::string region_table() const;

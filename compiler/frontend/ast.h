@@ -173,9 +173,21 @@ struct Decl {
     std::vector<Loc> field_locs;
 };
 
+/** A named profiler region: `region "update" { decls }` (dsl/README §7.9).  Its declarations
+ *  are the module's like any other (Module::decls); the region keeps the source lines they
+ *  span, so every statement whose location falls inside (the passes' gradients and saved
+ *  values keep the location of the equation they come from) is timed under "name". */
+struct Region {
+    std::string name;
+    Loc loc;             // the `region` keyword
+    int first_line = 0;  // the line of `region`
+    int last_line = 0;   // the line of the closing `}`
+};
+
 struct Module {
     int file = -1;  // SourceManager id
     std::vector<Decl> decls;
+    std::vector<Region> regions;  // in source order; a nested region follows its parent
 };
 
 }  // namespace trlc::ast

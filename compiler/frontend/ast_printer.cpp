@@ -15,7 +15,8 @@
 // `: f32[4, 64]`), rendered from the tree with the minimal parentheses that
 // keep the precedence, so `(a+b)*c` shows its parentheses and `a+b*c` none.
 // A labelled child is `label: Node …` (default:, bound:, when:, lo:, hi:,
-// axis=, field key:).  The format is stable: lit tests check it.
+// axis=, field key:).  Named profiler regions follow the declarations, one line each:
+// `Region "update" lines 4..9 @4:1`.  The format is stable: lit tests check it.
 #include "frontend/ast_printer.h"
 
 #include <cstdio>
@@ -179,6 +180,11 @@ public:
     void module(const ast::Module &m) {
         out_ << "Module (" << m.decls.size() << (m.decls.size() == 1 ? " declaration)\n" : " declarations)\n");
         for (const ast::Decl &d : m.decls) decl(d, 1);
+        for (const ast::Region &r : m.regions)
+            line(1, "",
+                 "Region " + quote(r.name) + " lines " + std::to_string(r.first_line) + ".." +
+                     std::to_string(r.last_line),
+                 r.loc);
     }
 
 private:

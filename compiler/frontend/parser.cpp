@@ -27,6 +27,10 @@ ast::Module Parser::run() {
         skip_separators();
         if (at(Tok::Eof)) break;
         if (diag_.error_count() - errors_at_start > kMaxParseErrors) break;
+        if (at_region()) {
+            region(m);
+            continue;
+        }
         try {
             ast::Decl d = declaration();
             end_of_declaration();
@@ -36,6 +40,55 @@ ast::Module Parser::run() {
         }
     }
     return m;
+}
+
+// `region` is not a keyword (a tensor may be called region): a declaration starting with the
+// name region followed by a string is a region.
+bool Parser::at_region() { return at(Tok::Ident) && cur().text == "region" && peek(1).kind == Tok::String; }
+
+// region := "region" STRING "{" { sep } { ( decl | region ) sep { sep } } "}"
+void Parser::region(ast::Module &m) {
+    ast::Region r;
+    r.loc = advance().loc;
+    r.first_line = r.loc.line;
+    r.name = advance().text;
+    if (r.name.empty()) diag_.error(prev().loc, "a region needs a name: region \"update\" { … }");
+    if (!at(Tok::LBrace)) {
+        try {
+            fail("expected '{' after the region's name (region \"update\" { equations, emits, saves })");
+        } catch (const ParseFailure &) {
+            synchronize(0);
+            return;
+        }
+    }
+    Loc open = advance().loc;
+    const size_t index = m.regions.size();
+    m.regions.push_back(r);
+    while (true) {
+        skip_separators();
+        if (at(Tok::RBrace)) {
+            m.regions[index].last_line = cur().loc.line;
+            advance();
+            break;
+        }
+        if (at(Tok::Eof)) {
+            diag_.error(error_loc(), "expected '}' to close the region");
+            diag_.note(open, "to match this '{'");
+            m.regions[index].last_line = cur().loc.line;
+            break;
+        }
+        if (at_region()) {
+            region(m);
+            continue;
+        }
+        try {
+            ast::Decl d = declaration();
+            if (!at(Tok::RBrace)) end_of_declaration();
+            m.decls.push_back(std::move(d));
+        } catch (const ParseFailure &) {
+            synchronize(open_braces_);
+        }
+    }
 }
 
 const Token &Parser::peek(int n) {

@@ -75,6 +75,9 @@ private:
     // ---- declarations -----------------------------------------------------
 
     ast::Decl declaration();
+    bool at_region();
+    /** A region block: its declarations go to m.decls, its span to m.regions. */
+    void region(ast::Module &m);
     ast::Decl start(ast::DeclKind kind);
     ast::Decl import_decl();
     ast::Decl dim_decl();

@@ -260,7 +260,17 @@ struct ExternFn {
     Loc loc;
 };
 
+/** A profiler region the program names (`region "update" { … }`, dsl/README §7.9): the
+ *  statements whose source location lies in lines first_line .. last_line of file "file" are
+ *  timed under "name" (the innermost region wins). */
+struct Region {
+    std::string name;
+    int file = -1;
+    int first_line = 0, last_line = 0;
+};
+
 struct Program {
+    std::vector<Region> regions;  // the main file's, in source order
     std::vector<Dim> dims;
     std::map<std::string, int64_t> bounds;  // every bound name → value
     std::vector<Tensor> tensors;            // in definition order

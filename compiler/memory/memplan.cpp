@@ -86,6 +86,8 @@ MemPlan plan_memory_from(const ir::Program &prog, const PdgImpl &g, const MemInp
     timer.emplace("lives and storage of each tensor");
     LifeContext lc = life_context(in, times);
     isl::union_map single_reads = single_point_reads(prog, g, in);
+    IterationBoundary boundary;
+    iteration_boundary(in, lc, &boundary);
 
     std::vector<TensorLife> lives;
     std::vector<isl::set> domains;
@@ -117,6 +119,8 @@ MemPlan plan_memory_from(const ir::Program &prog, const PdgImpl &g, const MemInp
         } else {
             buf.bytes = 0;  // never written in this schedule
         }
+        buf.checkpointed =
+            buf.bytes > 0 && !in.checkpoint_statements.empty() && crosses_iterations(domain, life, boundary);
         life.last_instance.range().foreach_set([&](isl::set s) {
             const char *n = isl_set_get_tuple_name(s.get());
             auto it = stmt_index.find(n ? n : "");
@@ -195,6 +199,10 @@ MemPlan plan_memory_from(const ir::Program &prog, const PdgImpl &g, const MemInp
     std::vector<int64_t> offsets;
     plan.peak_bytes = pack_arena(item_bytes, item_conflict, kArenaAlign, &offsets);
     for (size_t i = 0; i < n; ++i) plan.buffers[i].offset = offsets[item_of[group[i]]];
+    std::vector<std::pair<int64_t, int64_t>> kept;
+    for (const Buffer &b : plan.buffers)
+        if (b.checkpointed) kept.push_back({b.offset, b.bytes});
+    plan.checkpoint_ranges = merge_ranges(kept);
     (void)diag;
     return plan;
 }
@@ -209,6 +217,7 @@ MemPlan plan_memory(const ir::Program &prog, const Pdg &pdg, const Schedule &sch
     in.schedule_map = si.schedule_map;
     in.writes = si.writes;
     in.reads = si.reads;
+    if (const LoopNode *loop = checkpoint_loop(sched.root.get())) in.checkpoint_statements = statements_in(*loop);
     return plan_memory_from(prog, pdg.impl(), in, diag);
 #else
     return MemPlan();  // the scheduler's isl objects have not landed yet
@@ -219,6 +228,12 @@ bool MemPlan::overlap(int a, int b) const {
     if (a < 0 || b < 0) return false;
     const Buffer &x = buffers.at(a), &y = buffers.at(b);
     return x.bytes > 0 && y.bytes > 0 && x.offset < y.offset + y.bytes && y.offset < x.offset + x.bytes;
+}
+
+int64_t MemPlan::checkpoint_bytes() const {
+    int64_t sum = 0;
+    for (const auto &r : checkpoint_ranges) sum += r.second;
+    return sum;
 }
 
 int MemPlan::buffer_of(int tensor) const {

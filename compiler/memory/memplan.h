@@ -37,6 +37,9 @@ struct Buffer {
     int donated_from = -1;         // Program::tensors index whose buffer this one reuses
     std::string live_range;        // readable: "ret_1(15) .. ret_1(0)" / statements spanned
     std::string dealloc_after;     // readable: statement after which the buffer is dead
+    /** Some point is written in the checkpointed loop and read after the end of its iteration
+     *  (memory/checkpoint_live.cpp): a checkpoint holds this buffer. */
+    bool checkpointed = false;
     /** Slot index of tensor point "p" (full domain coordinates). */
     int64_t slot_of(const std::vector<int64_t> &p) const;
 };
@@ -47,7 +50,12 @@ struct MemPlan {
     /** Per statement (Schedule::statements index): tensors whose points read for the last
      *  time by an instance of it may be freed after it (for poisoning and codegen). */
     std::vector<std::vector<int>> frees_after;
-    int buffer_of(int tensor) const;  // index into buffers, or -1
+    /** What a checkpoint at the end of an iteration of the outermost loop holds (issue 15;
+     *  memory/checkpoint_live.cpp): the checkpointed buffers' arena intervals (offset, bytes),
+     *  sorted and merged.  Empty when the schedule has no such loop. */
+    std::vector<std::pair<int64_t, int64_t>> checkpoint_ranges;
+    int64_t checkpoint_bytes() const;  // Σ bytes of checkpoint_ranges
+    int buffer_of(int tensor) const;   // index into buffers, or -1
     /** Whether buffers "a" and "b" (indices into buffers; -1: none) share arena bytes. */
     bool overlap(int a, int b) const;
 };

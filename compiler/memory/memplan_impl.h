@@ -30,6 +30,9 @@ struct MemInput {
     isl::union_map schedule_map;        // instance -> time
     isl::union_map writes;              // instance -> tensor points it defines
     isl::union_map reads;               // instance -> tensor points it reads
+    /** Statements (indices into statements) in the loop a checkpoint ends iterations of
+     *  (schedule.h: checkpoint_loop); empty when there is none. */
+    std::vector<int> checkpoint_statements;
 };
 
 /** One tensor's point-level facts (concrete isl, no parameters). */
@@ -110,6 +113,30 @@ isl::union_map single_point_reads(const ir::Program &prog, const PdgImpl &g, con
  *  read } for points p of "out" (domain) and q of "in" (with its life). */
 isl::map donatable_pairs(const isl::set &out_domain, const TensorLife &in_life, const LifeContext &lc,
                          const isl::union_map &single_reads);
+
+// ---- checkpoint_live.cpp -------------------------------------------------------------
+
+/** The iteration boundaries of the checkpointed loop in the time space: "dim", the loop's
+ *  time dim (-1: no loop, or one time only), "prefix" the time dims before it (constant over
+ *  the loop), "crossing" the pairs { [w -> l] : w in the loop, l after the loop or in a later
+ *  iteration (l[dim] > w[dim]) } (a set of wrapped time pairs). */
+struct IterationBoundary {
+    int dim = -1;
+    std::vector<int64_t> prefix;
+    isl::set crossing;
+    isl::set in_loop;  // the times with the loop's prefix
+    /** Tuple names of the tensor points that statements outside the loop read (those after
+     *  it; one before it reads nothing the loop writes). */
+    std::vector<std::string> read_after;
+};
+void iteration_boundary(const MemInput &in, const LifeContext &lc, IterationBoundary *out);
+
+/** Some point of the tensor (its points: "domain") is written in the loop and alive at the end
+ *  of its iteration, or read after the loop (true when "b" has no dim: the buffer is kept). */
+bool crosses_iterations(const isl::set &domain, const TensorLife &life, const IterationBoundary &b);
+
+/** Sorted, merged (offset, bytes) intervals; empty ones dropped. */
+std::vector<std::pair<int64_t, int64_t>> merge_ranges(std::vector<std::pair<int64_t, int64_t>> r);
 
 // ---- arena.cpp -----------------------------------------------------------------------
 

@@ -8,7 +8,9 @@
 // (the whole extent), `batch E along d` (a batch axis), and starts with `point` when no
 // position is a window or block.  Then `donated from y` when the buffer reuses y's
 // storage (y = the tensor itself when a point takes the slot of an earlier point of the
-// same tensor).  Last line: `predicted peak: N bytes`.
+// same tensor).  Then `predicted peak: N bytes` and, for a program with a loop to checkpoint,
+// `checkpoint: N bytes of the arena in K ranges (x, y)`: the buffers a checkpoint holds
+// (written in the outermost loop and read after the end of that iteration: checkpoint_live.cpp).
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
@@ -75,6 +77,17 @@ void print_memplan(const ir::Program &prog, const MemPlan &m, std::ostream &out)
         out << "\n";
     }
     out << "predicted peak: " << m.peak_bytes << " bytes\n";
+    if (!m.checkpoint_ranges.empty()) {
+        out << "checkpoint: " << m.checkpoint_bytes() << " bytes of the arena in " << m.checkpoint_ranges.size()
+            << (m.checkpoint_ranges.size() == 1 ? " range" : " ranges") << " (";
+        bool first = true;
+        for (size_t i : by_name(prog, m))
+            if (m.buffers[i].checkpointed) {
+                out << (first ? "" : ", ") << prog.tensors[m.buffers[i].tensor].name;
+                first = false;
+            }
+        out << ")\n";
+    }
 }
 
 std::string memplan_to_json(const ir::Program &prog, const MemPlan &m) {
@@ -93,9 +106,11 @@ std::string memplan_to_json(const ir::Program &prog, const MemPlan &m) {
             j["donated_from"] = prog.tensors[b.donated_from].name;
         else
             j["donated_from"] = nullptr;
+        j["checkpointed"] = b.checkpointed;
         bufs.push_back(j);
     }
     doc["buffers"] = bufs;
+    doc["checkpoint_bytes"] = m.checkpoint_bytes();
     return doc.dump();
 }
 

@@ -9,6 +9,7 @@
 // instance (Statement::dims order).  Iterators are numbered by first appearance.
 // loop_nest_from_ast converts a parametric AST (run-time bounds, runtime_loop_nest.cpp):
 // there an isl parameter reads as AstExpr::Bound.
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <stdexcept>
@@ -333,6 +334,54 @@ void for_each_instance(const Schedule &s, const std::function<void(int, const st
         }
     };
     if (s.root) walk(*s.root);
+}
+
+const LoopNode *checkpoint_loop(const LoopNode *root) {
+    if (!root) return nullptr;
+    std::function<int(const LoopNode &)> calls = [&](const LoopNode &n) {
+        int k = n.kind == LoopNode::User ? 1 : 0;
+        for (const auto &ch : n.children) k += calls(*ch);
+        return k;
+    };
+    const LoopNode *best = nullptr;
+    int most = 0;
+    std::function<void(const LoopNode &)> top = [&](const LoopNode &n) {
+        if (n.kind == LoopNode::Block)
+            for (const auto &ch : n.children) top(*ch);
+        else if (n.kind == LoopNode::For && calls(n) > most)
+            best = &n, most = calls(n);
+    };
+    top(*root);
+    return best;
+}
+
+std::vector<int> statements_in(const LoopNode &loop) {
+    std::vector<int> out;
+    std::function<void(const LoopNode &)> walk = [&](const LoopNode &n) {
+        if (n.kind == LoopNode::User && n.stmt >= 0) out.push_back(n.stmt);
+        for (const auto &ch : n.children) walk(*ch);
+    };
+    walk(loop);
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+std::vector<int> statements_after(const LoopNode *root, const LoopNode *loop) {
+    std::vector<int> out;
+    bool after = false;
+    std::function<void(const LoopNode &)> walk = [&](const LoopNode &n) {
+        if (&n == loop) {
+            after = true;
+            return;
+        }
+        if (after && n.kind == LoopNode::User && n.stmt >= 0) out.push_back(n.stmt);
+        for (const auto &ch : n.children) walk(*ch);
+    };
+    if (root) walk(*root);
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
 }
 
 }  // namespace trlc

@@ -138,4 +138,17 @@ std::string dependences_to_string(const Schedule &s);
  *  in Statement::dims order) for every statement instance. */
 void for_each_instance(const Schedule &s, const std::function<void(int, const std::vector<int64_t> &)> &fn);
 
+/** The loop whose iterations a generated program checkpoints at (`--checkpoint`, issue 15;
+ *  runtime/rt/trl_checkpoint.cpp): among the loops at the top of "root" (reached through blocks,
+ *  never through an if or another loop), the one with the most statement calls in its body;
+ *  nullptr when the nest has none.  The memory plan and the code generator both ask, so the
+ *  live ranges a checkpoint holds (MemPlan::checkpoint_ranges) belong to the loop codegen marks. */
+const LoopNode *checkpoint_loop(const LoopNode *root);
+/** The statements (Schedule::statements indices) called in the body of "loop", sorted, once. */
+std::vector<int> statements_in(const LoopNode &loop);
+/** The statements called after "loop" in the nest "root" (in program order, so executed after
+ *  it when "loop" is at the top: checkpoint_loop), sorted, once.  Their instances may have
+ *  times inside the loop's range: isl puts `save_0[] -> [977]` after a loop over 0..977. */
+std::vector<int> statements_after(const LoopNode *root, const LoopNode *loop);
+
 }  // namespace trlc

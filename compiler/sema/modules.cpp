@@ -227,6 +227,10 @@ void Sema::collect_names() {
                 break;
             }
         }
+        if (!modules_[mi].is_main)
+            for (const ast::Region &r : modules_[mi].ast->regions)
+                error(r.loc, "an imported module may only contain import, const, fn and extern declarations, "
+                             "not a region (name regions in the main file)");
     }
 }
 

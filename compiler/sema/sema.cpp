@@ -25,6 +25,7 @@ std::optional<ir::Program> Sema::run(const ast::Module &main) {
     type_tensors();
     check_read_consistency();
     lower_outputs();
+    for (const ast::Region &r : main.regions) prog_.regions.push_back({r.name, main.file, r.first_line, r.last_line});
     if (diag_.has_errors()) return std::nullopt;
     return std::move(prog_);
 }

@@ -2,8 +2,10 @@
 // `prog --checkpoint FILE [--checkpoint-every N] [--resume]`.
 //
 // What a checkpoint holds: everything the rest of the run reads at the end of an iteration of
-// the program's outermost loop (the one codegen marks with trl_checkpoint_iteration): the arena
-// (the memory plan's one allocation: every tensor value a later statement reads lives there),
+// the program's outermost loop (the one codegen marks with trl_checkpoint_iteration): the live
+// part of the arena (the memory plan's one allocation: every tensor value a later statement
+// reads lives there; trl_program_info::checkpoint_ranges are the buffers written in the loop
+// and read after the end of their iteration, compiler/memory/checkpoint_live.cpp),
 // the loop value reached, the emit streams' state (the next record of each stream, the records
 // still held by the reorder buffer, the log's length), and what must match to continue: the
 // program's hash (computed by trlc over the generated source), the seed and every bound.  The
@@ -12,11 +14,12 @@
 // statements.
 //
 // File format (little-endian, native layout of the fixed-size fields):
-//   "TRLCKPT\1", u64 program hash, u64 seed, u32 bounds, i64 bound values...,
-//   i64 iteration value, u64 iterations done, u64 arena bytes,
+//   "TRLCKPT\2", u64 program hash, u64 seed, u32 bounds, i64 bound values...,
+//   i64 iteration value, u64 iterations done, u64 arena bytes, u32 ranges, per range
+//   { u64 offset, u64 bytes },
 //   u32 streams, per stream { i64 next index, i64 points done, i64 points }, i32 current stream,
 //   i64 records, u64 log length, u64 held records, per record { i32 stream, i64 index, u64 n,
-//   n bytes }, the arena, u64 FNV-1a 64 of every byte before it.
+//   n bytes }, the ranges' bytes one after the other, u64 FNV-1a 64 of every byte before it.
 // Written to FILE.tmp, fsync'd, renamed over FILE (a crash leaves the previous checkpoint), after
 // the log was flushed and fsync'd (so the log holds at least "log length" bytes).
 //
@@ -24,7 +27,7 @@
 // truncated file is an error naming the file, exit 1), opens the log without truncating it and
 // cuts it to the checkpoint's length.  run_program runs what comes before the outermost loop
 // again (its emits are dropped: they are in the log already), then trl_checkpoint_resume copies
-// the arena back and the loop continues after the checkpoint's iteration.  The records of the
+// the ranges back and the loop continues after the checkpoint's iteration.  The records of the
 // resumed run follow the log's kept bytes exactly as in an uninterrupted run.
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -40,7 +43,7 @@
 
 namespace {
 
-const char kCkptMagic[8] = {'T', 'R', 'L', 'C', 'K', 'P', 'T', '\1'};
+const char kCkptMagic[8] = {'T', 'R', 'L', 'C', 'K', 'P', 'T', '\2'};
 
 uint64_t ckpt_hash(const char *p, size_t n, uint64_t h = 1469598103934665603ULL) {
     for (size_t i = 0; i < n; ++i) h = (h ^ static_cast<unsigned char>(p[i])) * 1099511628211ULL;
@@ -93,6 +96,19 @@ bool ckpt_read_file(const std::string &path, std::string *out) {
     return ok;
 }
 
+/** The arena intervals a checkpoint holds: the program's, or the whole arena. */
+std::vector<std::pair<uint64_t, uint64_t>> ckpt_ranges(const trl_ctx *ctx) {
+    std::vector<std::pair<uint64_t, uint64_t>> r;
+    const trl_program_info *info = ctx->info;
+    if (info->checkpoint_ranges)
+        for (int k = 0; k < info->num_checkpoint_ranges; ++k)
+            r.push_back({static_cast<uint64_t>(info->checkpoint_ranges[2 * k]),
+                         static_cast<uint64_t>(info->checkpoint_ranges[2 * k + 1])});
+    else
+        r.push_back({0, ctx->arena_bytes});
+    return r;
+}
+
 int ckpt_fail(trl_ctx *ctx, const std::string &message) {
     std::fprintf(stderr, "%s: error: %s\n", ctx->prog.c_str(), message.c_str());
     return TRL_EIO;
@@ -142,6 +158,14 @@ int checkpoint_load(trl_ctx *ctx) {
     res.iterations_done = r.get<uint64_t>();
     const uint64_t arena = r.get<uint64_t>();
     if (arena != ctx->arena_bytes) return ckpt_fail(ctx, what + " holds an arena of another size");
+    const auto ranges = ckpt_ranges(ctx);
+    uint64_t kept = 0;
+    bool same = r.get<uint32_t>() == ranges.size();
+    for (size_t k = 0; k < ranges.size() && same; ++k) {
+        same = r.get<uint64_t>() == ranges[k].first && r.get<uint64_t>() == ranges[k].second;
+        kept += ranges[k].second;
+    }
+    if (!same) return ckpt_fail(ctx, what + " holds other parts of the arena than this program checkpoints");
     const uint32_t ns = r.get<uint32_t>();
     if (ns != static_cast<uint32_t>(ctx->info->num_streams)) return ckpt_fail(ctx, what + " has other emit streams");
     res.next_index.resize(ns);
@@ -162,7 +186,7 @@ int checkpoint_load(trl_ctx *ctx) {
         uint64_t n = r.get<uint64_t>();
         res.pending[{s, index}] = r.get_bytes(n);
     }
-    res.arena = r.get_bytes(arena);
+    res.arena = r.get_bytes(kept);
     if (!r.ok || r.at != data.size() - 8) return ckpt_fail(ctx, what + " is malformed");
     res.valid = true;
     ctx->replaying = true;  // until run_program reaches the loop: its emits are in the log already
@@ -197,8 +221,12 @@ int trl_checkpoint_resume(trl_ctx *ctx, long long *first, long long step) {
     ctx->replaying = false;
     trl_rt::Resume &res = ctx->resume;
     if (!res.valid) return TRL_OK;
-    int rc = trl_to_device(ctx, ctx->arena, res.arena.data(), res.arena.size());
-    if (rc != TRL_OK) return rc;
+    size_t at = 0;
+    for (const auto &[offset, bytes] : ckpt_ranges(ctx)) {
+        int rc = trl_to_device(ctx, static_cast<char *>(ctx->arena) + offset, res.arena.data() + at, bytes);
+        if (rc != TRL_OK) return rc;
+        at += bytes;
+    }
     ctx->next_index = res.next_index;
     ctx->points_done = res.points_done;
     ctx->stream_points = res.stream_points;
@@ -244,6 +272,12 @@ int trl_checkpoint_iteration(trl_ctx *ctx, long long iteration) {
     w.put<long long>(iteration);
     w.put<uint64_t>(ctx->iterations_done);
     w.put<uint64_t>(ctx->arena_bytes);
+    const auto ranges = ckpt_ranges(ctx);
+    w.put<uint32_t>(static_cast<uint32_t>(ranges.size()));
+    for (const auto &[offset, bytes] : ranges) {
+        w.put<uint64_t>(offset);
+        w.put<uint64_t>(bytes);
+    }
     w.put<uint32_t>(static_cast<uint32_t>(ctx->info->num_streams));
     for (int s = 0; s < ctx->info->num_streams; ++s) {
         w.put<long long>(ctx->next_index[s]);
@@ -260,10 +294,12 @@ int trl_checkpoint_iteration(trl_ctx *ctx, long long iteration) {
         w.put<uint64_t>(p.second.size());
         w.put_bytes(p.second.data(), p.second.size());
     }
-    const size_t at = w.bytes.size();
-    w.bytes.resize(at + ctx->arena_bytes);
-    rc = trl_to_host(ctx, &w.bytes[at], ctx->arena, ctx->arena_bytes);
-    if (rc != TRL_OK) return rc;
+    for (const auto &[offset, bytes] : ranges) {
+        const size_t at = w.bytes.size();
+        w.bytes.resize(at + bytes);
+        rc = trl_to_host(ctx, &w.bytes[at], static_cast<const char *>(ctx->arena) + offset, bytes);
+        if (rc != TRL_OK) return rc;
+    }
     w.put<uint64_t>(ckpt_hash(w.bytes.data(), w.bytes.size()));
     const std::string tmp = ctx->checkpoint_path + ".tmp";
     int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);

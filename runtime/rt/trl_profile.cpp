@@ -5,7 +5,8 @@
 // Regions are the program's statements (one per tensor equation, emit and save; a fused kernel
 // counts for its first statement), each with a group that trlc derives from where its code
 // comes from (codegen: acting, environment step, returns/advantages, loss and gradient,
-// optimizer, metrics, other).  run_program marks the region it enters (TRL_REGION); the runtime
+// optimizer, metrics, other) or the name of the program's `region "name" { … }` around it, and
+// a side for the balance report (actor, learner, -: codegen/profile_regions.cpp).  run_program marks the region it enters (TRL_REGION); the runtime
 // times, when profiling, every launch (kernels), trl_gemm (products), trl_to_host / to_device
 // (copies), emits and saves (I/O), and the time the calling thread waits for the team's other
 // threads inside a split launch (waiting), and adds each to the current region's category.
@@ -154,7 +155,7 @@ int profile_finish(trl_ctx *ctx) {
     for (size_t i = 0; i < g_prof.seconds.size(); ++i) events += g_prof.events[i], uncorrected += g_prof.seconds[i];
     // Groups, in the order the regions first name them.
     std::vector<std::string> groups;
-    // The region table's fields (trl_rt.h: a line per region, 3 tab-separated fields).
+    // The region table's fields (trl_rt.h: a line per region, 4 tab-separated fields).
     std::vector<std::string> fields;
     for (const char *p = info->regions ? info->regions : ""; *p;) {
         const char *e = p;
@@ -162,8 +163,9 @@ int profile_finish(trl_ctx *ctx) {
         fields.emplace_back(p, e);
         p = *e ? e + 1 : e;
     }
-    fields.resize(3 * static_cast<size_t>(g_prof.regions));
-    auto text = [&](int r, int k) { return fields[3 * static_cast<size_t>(r) + k].c_str(); };
+    fields.resize(4 * static_cast<size_t>(g_prof.regions));
+    auto text = [&](int r, int k) { return fields[4 * static_cast<size_t>(r) + k].c_str(); };
+    double actor = 0, learner = 0;  // the CPU/GPU balance (issue 15 point 3), by each region's side
     auto group_of = [&](int r) { return std::string(text(r, 1)); };
     for (int r = 0; r < g_prof.regions; ++r)
         if (std::find(groups.begin(), groups.end(), group_of(r)) == groups.end()) groups.push_back(group_of(r));
@@ -182,11 +184,13 @@ int profile_finish(trl_ctx *ctx) {
             cats += std::string(c ? ", " : "") + "\"" + kCategory[c] + "\": " + std::to_string(s);
         }
         measured += total;
+        if (std::string(text(r, 3)) == "actor") actor += total;
+        if (std::string(text(r, 3)) == "learner") learner += total;
         if (ev == 0) continue;
         regions_json += std::string(regions_json.empty() ? "" : ",\n") + "    {\"name\": " + json_string(text(r, 0)) +
                         ", \"group\": " + json_string(text(r, 1)) + ", \"where\": " + json_string(text(r, 2)) +
-                        ", \"events\": " + std::to_string(ev) + ", \"seconds\": " + std::to_string(total) +
-                        ", \"by_category\": {" + cats + "}}";
+                        ", \"side\": " + json_string(text(r, 3)) + ", \"events\": " + std::to_string(ev) +
+                        ", \"seconds\": " + std::to_string(total) + ", \"by_category\": {" + cats + "}}";
     }
     const double outside = [&] {
         double s = 0;
@@ -195,17 +199,6 @@ int profile_finish(trl_ctx *ctx) {
     }();
     measured += outside;
     const double other = std::max(0.0, wall - measured);
-    // The CPU/GPU balance (issue 15 point 3): the actor side feeds the learner.
-    auto group_seconds = [&](const char *g) {
-        auto it = std::find(groups.begin(), groups.end(), std::string(g));
-        if (it == groups.end()) return 0.0;
-        double s = 0;
-        for (double x : by_group[it - groups.begin()]) s += x;
-        return s;
-    };
-    const double actor = group_seconds("acting") + group_seconds("environment step");
-    const double learner =
-        group_seconds("loss and gradient") + group_seconds("optimizer") + group_seconds("returns/advantages");
     const long long iters = std::max<long long>(1, g_prof.iterations);
     std::string groups_json;
     for (size_t g = 0; g < groups.size(); ++g) {

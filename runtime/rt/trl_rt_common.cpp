@@ -98,10 +98,14 @@ void print_help(const trl_program_info *info, const std::string &prog) {
                 "                   and per category (kernels, products, copies, io, waiting); a table\n"
                 "                   on stderr, the whole profile in FILE.json\n");
     if (info->checkpoint_loop) {
+        size_t kept = 0;
+        for (int k = 0; k < info->num_checkpoint_ranges; ++k) kept += info->checkpoint_ranges[2 * k + 1];
+        if (!info->checkpoint_ranges) kept = info->arena_bytes;
         std::printf("  --checkpoint FILE  write a checkpoint to FILE (FILE.tmp, then renamed) at the end of\n"
-                    "                   an iteration of the outermost loop: about %zu bytes (the arena) and\n"
-                    "                   the emit streams' state; needs --log FILE when the program emits\n",
-                    info->arena_bytes);
+                    "                   an iteration of the outermost loop: about %zu bytes (the part of the\n"
+                    "                   %zu-byte arena alive then) and the emit streams' state; needs --log\n"
+                    "                   FILE when the program emits\n",
+                    kept, info->arena_bytes);
         std::printf("  --checkpoint-every N  every N-th iteration (default: once a minute of wall time)\n");
         std::printf("  --resume         continue from the --checkpoint FILE when it exists (from the start\n"
                     "                   otherwise), the log cut back to it; same seed and bounds\n");
@@ -420,6 +424,14 @@ int trl_init(trl_ctx **out, const trl_program_info *info, int argc, char **argv)
     // One allocation: the arena, the error record of kernels, the loaded tensors.
     if (rc == TRL_OK) rc = trl_rt::device_alloc_arena(ctx, info->arena_bytes + TRL_ARENA_TAIL + info->load_bytes);
     ctx->arena_bytes = info->arena_bytes;
+    // Resuming: the arena starts as 0xff bytes (NaN floats, -1 integers), so a value the
+    // checkpoint should have held but did not (trl_program_info::checkpoint_ranges) shows in
+    // the output instead of passing as zeros; the statements before the loop and the restored
+    // ranges overwrite everything a correct plan reads.
+    if (rc == TRL_OK && ctx->resume.valid && info->arena_bytes > 0) {
+        std::vector<unsigned char> poison(info->arena_bytes, 0xff);
+        rc = trl_to_device(ctx, ctx->arena, poison.data(), poison.size());
+    }
     if (rc != TRL_OK) {
         std::fprintf(stderr, "%s: error: %s\n", prog.c_str(), ctx->last_error.c_str());
         if (ctx->out && ctx->out != stdout) std::fclose(ctx->out);

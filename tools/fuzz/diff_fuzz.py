@@ -4,7 +4,11 @@
 (schedule, batch axes, memory plan), sometimes `--interpret=scheduled -fno-vectorize`, and a host
 build (`trlc p.trl -o p --target=host -fno-blas -O<0|1|2> [-fno-fuse] [-fno-vectorize]`, then
 `./p --quiet [--threads 2]`, and `./p --bound NAME=V` against `--interpret -D NAME=V` for each
-bound the program may change at run time; about a third of the builds are `--target=cuda-emu`
+bound the program may change at run time; a program with a loop to checkpoint also runs with
+`--checkpoint ck.bin --checkpoint-every K` (K of 1, 2, 3, 5) and then once more with `--resume`,
+which continues after the last checkpoint written (the resumed arena starts as 0xff bytes, so a
+value the checkpoint misses shows): its log and saved files (those written again after the
+checkpoint, the others kept from the first run) must be the plain run's; about a third of the builds are `--target=cuda-emu`
 instead: the CUDA program's kernels as the device runs them, each grid thread a task in shuffled
 order, with device frames and error checks); every run may get `--seed S`,
 `--incrementalize-min-bytes=0` (running sums on small programs) and `-D T=<larger>`;
@@ -122,7 +126,7 @@ class Fuzzer:
         self.findings = os.path.abspath(a.findings)
         self.lock = threading.Lock()
         self.stats = {"programs": 0, "rejected": 0, "runtime_error": 0, "host_built": 0, "emu_built": 0,
-                      "findings": 0, "lines": 0, "runtime_bound_runs": 0,
+                      "findings": 0, "lines": 0, "runtime_bound_runs": 0, "resumed_runs": 0,
                       "driver_errors": 0}
         self.reject_reasons = {}
         self.env = dict(os.environ)
@@ -211,8 +215,14 @@ class Fuzzer:
             if bad:
                 return self.record(seed, d, f"host program: {bad}", logs)
             results["host"] = (rc, out, err, files_of(os.path.join(d, "host")))
+            rc, hout, herr = step("help", [exe, "--help"], os.path.join(d, "host"), a.timeout)
+            if results["host"][0] == 0 and b"--checkpoint FILE" in hout:
+                why = self.resume_check(step, exe, run_flags, os.path.join(d, "host-resume"), results["host"],
+                                        rng_choice["ckpt_every"])
+                if why:
+                    return self.record(seed, d, why, logs)
             # a bound the program may change at run time: --bound NAME=V against -D NAME=V
-            rc, out, err = step("help", [exe, "--help"], os.path.join(d, "host"), a.timeout)
+            out = hout
             for name, lo, dflt in runtime_bounds(out):
                 v = max(lo, dflt + rng_choice["bound_delta"])
                 if v == dflt:
@@ -267,6 +277,30 @@ class Fuzzer:
             self.stats["lines"] += ref[1].count(b"\n")
         return self.cleanup(d)
 
+    def resume_check(self, step, exe, run_flags, rd, ref, every):
+        """A run writing checkpoints every "every" iterations, then a run resuming the last one:
+        the log and the saved files must be the plain run's ("ref").  Returns a finding or None."""
+        ck = ["--log", "l.jsonl", "--checkpoint", "ck.bin"]
+        rc, out, err = step("checkpoint", [exe] + run_flags + ck + ["--checkpoint-every", str(every)], rd,
+                            self.a.timeout)
+        bad = self.host_failure(rc, err)
+        if bad or rc != 0:
+            return f"host program --checkpoint-every {every}: {bad or f'exit {rc}: {error_text(err)}'}"
+        # Saved files stay: one written in an iteration the checkpoint holds is not written again.
+        rc, out, err = step("resume", [exe] + run_flags + ck + ["--resume"], rd, self.a.timeout)
+        bad = self.host_failure(rc, err)
+        if bad or rc != 0:
+            return f"host program --resume: {bad or f'exit {rc}: {error_text(err)}'}"
+        with open(os.path.join(rd, "l.jsonl"), "rb") as f:
+            log = f.read()
+        if log != ref[1]:
+            return f"host program resumed (--checkpoint-every {every}): log differs, {first_diff(ref[1], log)}"
+        if files_of(rd) != ref[3]:
+            return f"host program resumed (--checkpoint-every {every}): saved files differ"
+        with self.lock:
+            self.stats["resumed_runs"] += 1
+        return None
+
     @staticmethod
     def host_failure(rc, err):
         if rc == "timeout":
@@ -293,7 +327,7 @@ class Fuzzer:
                 "flags": flags, "bigger_t": r.choice([1, 2, 5]) if r.random() < 0.15 else 0,
                 "build_flags": [f for f, p in (("-fno-fuse", 0.2), ("-fno-vectorize", 0.2))
                                 if r.random() < p],
-                "bound_delta": r.choice([-1, 1, 2, 5])}
+                "bound_delta": r.choice([-1, 1, 2, 5]), "ckpt_every": r.choice([1, 2, 3, 5])}
 
 
 def main():
@@ -355,6 +389,7 @@ def main():
           f"{s['rejected']} rejected by the checks ({100 * frac:.1f} %), "
           f"{s['runtime_error']} stopped by a run-time error, {s['host_built']} host builds ({s['emu_built']} cuda-emu), "
           f"{s['lines']} records compared, {s['runtime_bound_runs']} runs with --bound, "
+          f"{s['resumed_runs']} resumed from a checkpoint, "
           f"{s['findings']} findings", flush=True)
     for why, c in sorted(f.reject_reasons.items(), key=lambda x: -x[1])[:10]:
         print(f"  rejected {c}x: {why}")

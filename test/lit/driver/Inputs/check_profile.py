@@ -15,7 +15,8 @@ for key in ["program", "source", "wall_seconds", "measured_seconds", "uncorrecte
 print("keys: ok")
 tol = 1e-4
 for r in d["regions"]:
-    assert set(r) == {"name", "group", "where", "events", "seconds", "by_category"}, r
+    assert set(r) == {"name", "group", "where", "side", "events", "seconds", "by_category"}, r
+    assert r["side"] in ("actor", "learner", "-"), r
     assert abs(sum(r["by_category"][c] for c in cats) - r["seconds"]) < tol, r
     assert r["events"] > 0 and ":" in r["where"], r
 print("regions: %d, each the sum of its categories" % len(d["regions"]))
