@@ -39,10 +39,11 @@ extern "C" {
 enum { TRL_PROF_KERNELS, TRL_PROF_PRODUCTS, TRL_PROF_COPIES, TRL_PROF_IO, TRL_PROF_WAITING, TRL_PROF_CATEGORIES };
 extern int trl_prof_on;
 extern int trl_prof_region_now;
-long long trl_prof_now(void);                  /* a timestamp (ns) */
-long long trl_prof_begin(void);                /* a timestamp (ns) opening a timed call */
+/* Timestamps in ticks (the x86 time-stamp counter, else ns; scaled to seconds in the report). */
+long long trl_prof_now(void);                  /* a timestamp (ticks) */
+long long trl_prof_begin(void);                /* a timestamp (ticks) opening a timed call */
 void trl_prof_end(long long t0, int category); /* charge now - t0 to the current region */
-void trl_prof_waited(long long ns);            /* waiting inside the current timed call */
+void trl_prof_waited(long long ticks);         /* waiting inside the current timed call */
 /* Charge "seconds" to a region's category (the device layer's kernel times, measured with CUDA
  * events and read back later: runtime/rt/trl_rt_cuda.cu). */
 void trl_prof_charge(int region, int category, double seconds);

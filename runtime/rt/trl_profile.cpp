@@ -39,10 +39,10 @@ const char *const kCategory[TRL_PROF_CATEGORIES] = {"kernels", "products", "copi
 
 struct Profile {
     int regions = 0;
-    std::vector<double> seconds;    // [region + 1][category] (row 0: outside every region)
-    std::vector<long long> events;  // [region + 1][category]
-    double event_cost = 0;          // seconds per timed event (calibrated)
-    long long wait_mark_ns = 0, wait_total_ns = 0;
+    std::vector<long long> ticks;                   // [region + 1][category] (row 0: outside every region)
+    std::vector<long long> events;                  // [region + 1][category]
+    double event_cost = 0;                          // ticks per timed event (calibrated)
+    long long wait_mark_ns = 0, wait_total_ns = 0;  // ticks
     std::chrono::steady_clock::time_point start;
     long long iterations = 0;
 };
@@ -54,28 +54,29 @@ long long clock_ns() {
         .count();
 }
 
-// The timestamps of timed calls: the x86 time-stamp counter (~7 ns a read, against ~20 ns for
-// clock_gettime: PPO CartPole times ~4 million calls), scaled to ns by a factor measured
-// against the steady clock when profiling starts; the steady clock elsewhere.
+// The timestamps of timed calls, in ticks: the x86 time-stamp counter (~7 ns a read, against
+// ~20 ns for clock_gettime: PPO CartPole times ~5 million calls), summed as integers per region
+// and category and scaled to seconds once, at the end, by a factor measured against the steady
+// clock when profiling starts; nanoseconds of the steady clock elsewhere.
+double g_seconds_per_tick = 1e-9;
 #if defined(__x86_64__) || defined(__i386__)
-double g_ns_per_tick = 0;
-long long now_ns() { return static_cast<long long>(static_cast<double>(__rdtsc()) * g_ns_per_tick); }
+inline long long now_ticks() { return static_cast<long long>(__rdtsc()); }
 void calibrate_ticks() {
     const long long c0 = clock_ns();
     const unsigned long long t0 = __rdtsc();
     while (clock_ns() - c0 < 20000000) {}
     const long long c1 = clock_ns();
     const unsigned long long t1 = __rdtsc();
-    g_ns_per_tick = static_cast<double>(c1 - c0) / static_cast<double>(t1 - t0);
+    g_seconds_per_tick = 1e-9 * static_cast<double>(c1 - c0) / static_cast<double>(t1 - t0);
 }
 #else
-long long now_ns() { return clock_ns(); }
+inline long long now_ticks() { return clock_ns(); }
 void calibrate_ticks() {}
 #endif
 
-void add(int region, int category, double s) {
+inline void add(int region, int category, long long ticks) {
     const size_t row = static_cast<size_t>(std::max(-1, std::min(region, g_prof.regions - 1)) + 1);
-    g_prof.seconds[row * TRL_PROF_CATEGORIES + category] += s;
+    g_prof.ticks[row * TRL_PROF_CATEGORIES + category] += ticks;
     g_prof.events[row * TRL_PROF_CATEGORIES + category] += 1;
 }
 
@@ -98,22 +99,24 @@ std::string json_string(const char *s) {
 
 extern "C" {
 
-long long trl_prof_now(void) { return now_ns(); }
+long long trl_prof_now(void) { return now_ticks(); }
 
 long long trl_prof_begin(void) {
     g_prof.wait_mark_ns = g_prof.wait_total_ns;
-    return now_ns();
+    return now_ticks();
 }
 
 void trl_prof_end(long long t0, int category) {
-    const long long dt = now_ns() - t0, waited = g_prof.wait_total_ns - g_prof.wait_mark_ns;
-    add(trl_prof_region_now, category, 1e-9 * static_cast<double>(dt - waited));
-    if (waited > 0) add(trl_prof_region_now, TRL_PROF_WAITING, 1e-9 * static_cast<double>(waited));
+    const long long dt = now_ticks() - t0, waited = g_prof.wait_total_ns - g_prof.wait_mark_ns;
+    add(trl_prof_region_now, category, dt - waited);
+    if (waited > 0) add(trl_prof_region_now, TRL_PROF_WAITING, waited);
 }
 
-void trl_prof_waited(long long ns) { g_prof.wait_total_ns += ns; }
+void trl_prof_waited(long long ticks) { g_prof.wait_total_ns += ticks; }
 
-void trl_prof_charge(int region, int category, double seconds) { add(region, category, seconds); }
+void trl_prof_charge(int region, int category, double seconds) {
+    add(region, category, static_cast<long long>(seconds / g_seconds_per_tick));
+}
 
 }  // extern "C"
 
@@ -123,16 +126,16 @@ void profile_start(trl_ctx *ctx) {
     if (ctx->profile_path.empty()) return;
     g_prof = Profile{};
     g_prof.regions = ctx->info->num_regions;
-    g_prof.seconds.assign(static_cast<size_t>(g_prof.regions + 1) * TRL_PROF_CATEGORIES, 0.0);
-    g_prof.events.assign(g_prof.seconds.size(), 0);
+    g_prof.ticks.assign(static_cast<size_t>(g_prof.regions + 1) * TRL_PROF_CATEGORIES, 0);
+    g_prof.events.assign(g_prof.ticks.size(), 0);
     // The cost of one event, as the launches pay it (begin, end, the add into a region).
     calibrate_ticks();
     trl_prof_on = 1;
     const int n = 20000;
-    const long long t0 = now_ns();
+    const long long t0 = now_ticks();
     for (int i = 0; i < n; ++i) trl_prof_end(trl_prof_begin(), TRL_PROF_KERNELS);
-    g_prof.event_cost = 1e-9 * static_cast<double>(now_ns() - t0) / n;
-    std::fill(g_prof.seconds.begin(), g_prof.seconds.end(), 0.0);
+    g_prof.event_cost = static_cast<double>(now_ticks() - t0) / n;
+    std::fill(g_prof.ticks.begin(), g_prof.ticks.end(), 0);
     std::fill(g_prof.events.begin(), g_prof.events.end(), 0);
     trl_prof_region_now = -1;
     g_prof.start = std::chrono::steady_clock::now();
@@ -147,12 +150,16 @@ int profile_finish(trl_ctx *ctx) {
     const trl_program_info *info = ctx->info;
     const int C = TRL_PROF_CATEGORIES;
     // Corrected seconds: each event's calibrated cost taken off the region it was charged to.
+    const double tick = g_seconds_per_tick;
     auto corrected = [&](size_t row, int c) {
-        return std::max(0.0, g_prof.seconds[row * C + c] - g_prof.event_cost * g_prof.events[row * C + c]);
+        return tick * std::max(0.0, static_cast<double>(g_prof.ticks[row * C + c]) -
+                                        g_prof.event_cost * static_cast<double>(g_prof.events[row * C + c]));
     };
     long long events = 0;
     double uncorrected = 0, measured = 0;
-    for (size_t i = 0; i < g_prof.seconds.size(); ++i) events += g_prof.events[i], uncorrected += g_prof.seconds[i];
+    for (size_t i = 0; i < g_prof.ticks.size(); ++i)
+        events += g_prof.events[i], uncorrected += tick * static_cast<double>(g_prof.ticks[i]);
+    const double event_seconds = tick * g_prof.event_cost;
     // Groups, in the order the regions first name them.
     std::vector<std::string> groups;
     // The region table's fields (trl_rt.h: a line per region, 4 tab-separated fields).
@@ -219,9 +226,9 @@ int profile_finish(trl_ctx *ctx) {
         ",\n  \"uncorrected_seconds\": " + std::to_string(uncorrected) +
         ",\n  \"other_seconds\": " + std::to_string(other) +
         ",\n  \"outside_regions_seconds\": " + std::to_string(outside) + ",\n  \"events\": " + std::to_string(events) +
-        ",\n  \"event_cost_seconds\": " + std::to_string(g_prof.event_cost) +
-        ",\n  \"overhead_seconds\": " + std::to_string(g_prof.event_cost * events) + ",\n  \"categories\": [" +
-        cats_json + "],\n  \"groups\": [\n" + groups_json + "\n  ],\n  \"regions\": [\n" + regions_json +
+        ",\n  \"event_cost_seconds\": " + std::to_string(event_seconds) +
+        ",\n  \"overhead_seconds\": " + std::to_string(event_seconds * events) + ",\n  \"categories\": [" + cats_json +
+        "],\n  \"groups\": [\n" + groups_json + "\n  ],\n  \"regions\": [\n" + regions_json +
         "\n  ],\n  \"balance\": {\"iterations\": " + std::to_string(g_prof.iterations) +
         ", \"actor_seconds_per_iteration\": " + std::to_string(actor / iters) +
         ", \"learner_seconds_per_iteration\": " + std::to_string(learner / iters) +
@@ -234,7 +241,7 @@ int profile_finish(trl_ctx *ctx) {
     }
     // The short table on stderr: seconds per group and category, share of the wall time.
     std::fprintf(stderr, "%s: profile (%s): %.3f s wall, %lld timed events, overhead %.3f s corrected away\n",
-                 ctx->prog.c_str(), ctx->profile_path.c_str(), wall, events, g_prof.event_cost * events);
+                 ctx->prog.c_str(), ctx->profile_path.c_str(), wall, events, event_seconds * events);
     std::fprintf(stderr, "  %-20s", "group");
     for (int c = 0; c < C; ++c) std::fprintf(stderr, " %9s", kCategory[c]);
     std::fprintf(stderr, " %9s %6s\n", "total", "share");
