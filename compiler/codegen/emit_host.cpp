@@ -261,16 +261,15 @@ const LoopNode *ProgramEmitter::checkpoint_loop() const { return trlc::checkpoin
 std::string ProgramEmitter::checkpoint_table() const {
     const LoopNode *loop = checkpoint_loop();
     if (!loop) return "";
-    // The plan took the loop of the schedule's own nest (memory/checkpoint_live.cpp: its
+    // The plan took the loop of a nest (memory/checkpoint_live.cpp: its
     // statements' times give the iterations, every other statement's reads count as reads after
     // the loop).  The nest printed here may be another (the parametric one, runtime_bounds.h),
     // whose loop isl may have cut differently; the plan holds for it unless a statement of the
     // plan's loop runs after the printed loop.  Then the whole arena is kept.
-    const LoopNode *planned = trlc::checkpoint_loop(sched_.root.get());
     std::vector<std::pair<int64_t, int64_t>> ranges = plan_.checkpoint_ranges;
-    bool holds = planned && !(ranges.empty() && plan_.peak_bytes > 0);
+    bool holds = !plan_.checkpoint_statements.empty();
     if (holds) {
-        const std::vector<int> in = statements_in(*planned);
+        const std::vector<int> &in = plan_.checkpoint_statements;
         for (int s : statements_after(root(), loop))
             if (std::binary_search(in.begin(), in.end(), s)) holds = false;
     }
@@ -281,12 +280,12 @@ std::string ProgramEmitter::checkpoint_table() const {
         list += (list.empty() ? "" : ", ") + std::to_string(off) + ", " + std::to_string(bytes);
         sum += bytes;
     }
-    if (list.empty()) list = "0, 0";
+    if (list.empty()) list = "0, 0";  // nothing is alive at the end of an iteration: no range
     return "// What a checkpoint holds (--checkpoint): the arena intervals {offset, bytes} of the buffers\n"
            "// written in the outermost loop and read after the end of that iteration (--emit=memplan:\n"
            "// \"checkpointed\"), " +
            std::to_string(sum) + " bytes in all.\n" +
-           "static const int kCheckpointRangeCount = " + std::to_string(ranges.empty() ? 1 : ranges.size()) +
+           "static const int kCheckpointRangeCount = " + std::to_string(ranges.size()) +
            ";\nstatic const long long kCheckpointRanges[] = {" + list + "};\n";
 }
 

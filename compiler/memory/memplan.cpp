@@ -203,11 +203,13 @@ MemPlan plan_memory_from(const ir::Program &prog, const PdgImpl &g, const MemInp
     for (const Buffer &b : plan.buffers)
         if (b.checkpointed) kept.push_back({b.offset, b.bytes});
     plan.checkpoint_ranges = merge_ranges(kept);
+    plan.checkpoint_statements = in.checkpoint_statements;
     (void)diag;
     return plan;
 }
 
-MemPlan plan_memory(const ir::Program &prog, const Pdg &pdg, const Schedule &sched, Diagnostics &diag) {
+MemPlan plan_memory(const ir::Program &prog, const Pdg &pdg, const Schedule &sched, Diagnostics &diag,
+                    const LoopNode *nest) {
 #ifdef TRLC_HAVE_SCHEDULE_IMPL
     const ScheduleImpl &si = sched.impl();
     if (si.schedule_map.is_null()) return MemPlan();
@@ -217,7 +219,8 @@ MemPlan plan_memory(const ir::Program &prog, const Pdg &pdg, const Schedule &sch
     in.schedule_map = si.schedule_map;
     in.writes = si.writes;
     in.reads = si.reads;
-    if (const LoopNode *loop = checkpoint_loop(sched.root.get())) in.checkpoint_statements = statements_in(*loop);
+    if (const LoopNode *loop = checkpoint_loop(nest ? nest : sched.root.get()))
+        in.checkpoint_statements = statements_in(*loop);
     return plan_memory_from(prog, pdg.impl(), in, diag);
 #else
     return MemPlan();  // the scheduler's isl objects have not landed yet

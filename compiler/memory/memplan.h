@@ -54,13 +54,19 @@ struct MemPlan {
      *  memory/checkpoint_live.cpp): the checkpointed buffers' arena intervals (offset, bytes),
      *  sorted and merged.  Empty when the schedule has no such loop. */
     std::vector<std::pair<int64_t, int64_t>> checkpoint_ranges;
+    /** The statements (Schedule::statements indices) of the loop the ranges were planned for
+     *  (schedule.h: checkpoint_loop of the nest given to plan_memory); sorted. */
+    std::vector<int> checkpoint_statements;
     int64_t checkpoint_bytes() const;  // Σ bytes of checkpoint_ranges
     int buffer_of(int tensor) const;   // index into buffers, or -1
     /** Whether buffers "a" and "b" (indices into buffers; -1: none) share arena bytes. */
     bool overlap(int a, int b) const;
 };
 
-MemPlan plan_memory(const ir::Program &prog, const Pdg &pdg, const Schedule &sched, Diagnostics &diag);
+/** "nest": the loop nest whose checkpoint loop the checkpoint ranges are planned for (the one
+ *  codegen will print); nullptr: the schedule's own (sched.root). */
+MemPlan plan_memory(const ir::Program &prog, const Pdg &pdg, const Schedule &sched, Diagnostics &diag,
+                    const LoopNode *nest = nullptr);
 
 /** --emit=memplan: per tensor storage kind, extent, bytes, live range, offset, donation; peak. */
 void print_memplan(const ir::Program &prog, const MemPlan &m, std::ostream &out);

@@ -77,7 +77,7 @@ void print_memplan(const ir::Program &prog, const MemPlan &m, std::ostream &out)
         out << "\n";
     }
     out << "predicted peak: " << m.peak_bytes << " bytes\n";
-    if (!m.checkpoint_ranges.empty()) {
+    if (!m.checkpoint_statements.empty()) {
         out << "checkpoint: " << m.checkpoint_bytes() << " bytes of the arena in " << m.checkpoint_ranges.size()
             << (m.checkpoint_ranges.size() == 1 ? " range" : " ranges") << " (";
         bool first = true;
@@ -86,7 +86,7 @@ void print_memplan(const ir::Program &prog, const MemPlan &m, std::ostream &out)
                 out << (first ? "" : ", ") << prog.tensors[m.buffers[i].tensor].name;
                 first = false;
             }
-        out << ")\n";
+        out << (first ? "nothing is alive at the end of an iteration)\n" : ")\n");
     }
 }
 
