@@ -235,7 +235,7 @@ private:
         cg.bounds = bounds;
         cg.loop_nest = nest;
         try {
-            st.plan = plan_memory(st.prog, st.pdg, st.sched, var.diag);
+            st.plan = plan_memory(st.prog, st.pdg, st.sched, var.diag, &plan_.checkpoint_statements);
             if (var.diag.has_errors()) return kNoCompile;
             if (!same_layout(plan_, st.plan)) return kSizesBuffer;
             PassTimer timer("kernels at the other value");

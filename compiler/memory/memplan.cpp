@@ -209,7 +209,7 @@ MemPlan plan_memory_from(const ir::Program &prog, const PdgImpl &g, const MemInp
 }
 
 MemPlan plan_memory(const ir::Program &prog, const Pdg &pdg, const Schedule &sched, Diagnostics &diag,
-                    const LoopNode *nest) {
+                    const std::vector<int> *checkpoint_statements) {
 #ifdef TRLC_HAVE_SCHEDULE_IMPL
     const ScheduleImpl &si = sched.impl();
     if (si.schedule_map.is_null()) return MemPlan();
@@ -219,7 +219,9 @@ MemPlan plan_memory(const ir::Program &prog, const Pdg &pdg, const Schedule &sch
     in.schedule_map = si.schedule_map;
     in.writes = si.writes;
     in.reads = si.reads;
-    if (const LoopNode *loop = checkpoint_loop(nest ? nest : sched.root.get()))
+    if (checkpoint_statements)
+        in.checkpoint_statements = *checkpoint_statements;
+    else if (const LoopNode *loop = checkpoint_loop(sched.root.get()))
         in.checkpoint_statements = statements_in(*loop);
     return plan_memory_from(prog, pdg.impl(), in, diag);
 #else

@@ -63,10 +63,11 @@ struct MemPlan {
     bool overlap(int a, int b) const;
 };
 
-/** "nest": the loop nest whose checkpoint loop the checkpoint ranges are planned for (the one
- *  codegen will print); nullptr: the schedule's own (sched.root). */
+/** "checkpoint_statements": the statements of the loop the checkpoint ranges are planned for
+ *  (the run-time bound check plans the program at another bound value for the compiled
+ *  program's loop); nullptr: those of checkpoint_loop(sched.root). */
 MemPlan plan_memory(const ir::Program &prog, const Pdg &pdg, const Schedule &sched, Diagnostics &diag,
-                    const LoopNode *nest = nullptr);
+                    const std::vector<int> *checkpoint_statements = nullptr);
 
 /** --emit=memplan: per tensor storage kind, extent, bytes, live range, offset, donation; peak. */
 void print_memplan(const ir::Program &prog, const MemPlan &m, std::ostream &out);
