@@ -34,14 +34,22 @@ std::string ProgramEmitter::run() {
                 std::to_string(kp_.workspace_bytes) + ";\n";
     out_ += "\n";
     out_ += prelude(prog_, sm_);
+    if (!opts_.library.empty())
+        out_ += "// The caller's output buffers during a library call (" + opts_.library +
+                "_run): the outputs' host functions write them.\n"
+                "static thread_local void *const *trlg_lib_out = nullptr;\n";
     size_t bound_block = out_.size();
     for (size_t s = 0; s < sched_.statements.size(); ++s)
         if (sched_.statements[s].kind != Statement::Tensor || kp_.single.count(static_cast<int>(s)))
             statement_function(static_cast<int>(s));
     for (size_t g = 0; g < kp_.groups.size(); ++g) fused_function(static_cast<int>(g));
     out_.insert(bound_block, bound_value_globals());
-    run_program();
-    main_function(main_path);
+    if (!opts_.library.empty()) {
+        library_functions(main_path);
+    } else {
+        run_program();
+        main_function(main_path);
+    }
     prune_unused_locals(out_);
     return out_;
 }
@@ -254,7 +262,7 @@ std::string ProgramEmitter::stream_points(const ir::Emit &e, const std::map<std:
 
 const LoopNode *ProgramEmitter::checkpoint_loop() const {
     const LoopNode *r = root();
-    if (!r) return nullptr;
+    if (!r || !opts_.library.empty()) return nullptr;  // a library call runs whole
     std::function<int(const LoopNode &)> statements = [&](const LoopNode &n) {
         int k = n.kind == LoopNode::User ? 1 : 0;
         for (const auto &ch : n.children) k += statements(*ch);
