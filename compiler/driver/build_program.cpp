@@ -329,7 +329,9 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
         argv.insert(argv.end(), rt_inputs.begin(), rt_inputs.end());
         argv.push_back("-I" + rt);
         argv.insert(argv.end(), libs.begin(), libs.end());
-        if (opts.shared_library) argv.push_back("-shared");
+        if (opts.shared_library)
+            for (const std::string &a : {std::string("-shared"), "-Wl,-soname," + base_name(opts.output)})
+                argv.push_back(a);
         argv.push_back("-o");
         argv.push_back(opts.output);
     } else {
@@ -368,7 +370,9 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
         } else {
             argv.push_back(cu);
         }
-        if (opts.shared_library) argv.push_back("-shared");
+        if (opts.shared_library)
+            for (const std::string &a : {std::string("-shared"), std::string("-Xlinker"), "-soname=" + base_name(opts.output)})
+                argv.push_back(a);
         for (const std::string &s : {"-I" + rt, std::string("-lcublas"), std::string("-o"), opts.output})
             argv.push_back(s);
     }
