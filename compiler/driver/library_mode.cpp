@@ -104,7 +104,7 @@ bool write_text_file(const std::string &path, const std::string &text, Diagnosti
     std::ofstream f(path, std::ios::binary);
     f << text;
     f.close();
-    if (!f) diag.error("cannot write '" + path + "'");
+    if (!f) diag.error("cannot write '" + path + "' (does its directory exist?)");
     return static_cast<bool>(f);
 }
 
