@@ -371,7 +371,8 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
             argv.push_back(cu);
         }
         if (opts.shared_library)
-            for (const std::string &a : {std::string("-shared"), std::string("-Xlinker"), "-soname=" + base_name(opts.output)})
+            for (const std::string &a :
+                 {std::string("-shared"), std::string("-Xlinker"), "-soname=" + base_name(opts.output)})
                 argv.push_back(a);
         for (const std::string &s : {"-I" + rt, std::string("-lcublas"), std::string("-o"), opts.output})
             argv.push_back(s);
