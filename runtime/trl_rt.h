@@ -350,7 +350,8 @@ enum {
     TRL_EUSAGE = 2,       /* bad command line: message printed, exit 1 */
     TRL_EIO = 3,          /* file missing / malformed: message printed, exit 1 */
     TRL_EDEVICE = 4,      /* CUDA / allocation failure: exit 2 */
-    TRL_EINTERNAL = 5
+    TRL_EINTERNAL = 5,
+    TRL_ERUNTIME = 6 /* library mode: a run-time error of the program (index out of bounds, ...) */
 };
 
 typedef struct trl_ctx trl_ctx;
@@ -513,6 +514,24 @@ int trl_frames(trl_ctx *ctx, size_t bytes, void **out);
 int trl_stage(trl_ctx *ctx, size_t bytes, void **out);
 
 double trl_now_seconds(void);
+
+/* ---- library mode (trlc --emit=library; the generated NAME.cu's C API calls these).  A
+ * library context prints nothing and never exits the process: a failed TRL_CHECK, a run-time
+ * error of the program or a failed load ends the current trl_lib_call with its status, and
+ * the message is trl_lib_error's.  Kernels run on the calling thread (no thread team). */
+/* A context for "info" without a command line: the arena (and the loaded tensors' region after
+ * it) allocated, loads read relative to "dir" (null or "": the working directory).  On failure
+ * *out is null and the message is copied to err (errlen bytes, may be 0). */
+int trl_lib_init(trl_ctx **out, const trl_program_info *info, const char *dir, char *err, size_t errlen);
+/* Runs fn(arg) with the library's error handling: TRL_OK, or the status of the first failure
+ * inside it (its message in trl_lib_error). */
+int trl_lib_call(trl_ctx *ctx, void (*fn)(void *arg), void *arg);
+/* Records "message" as the context's error and returns "status" (a bad argument of the API). */
+int trl_lib_fail(trl_ctx *ctx, int status, const char *message);
+/* The message of the last failure ("" after none). */
+const char *trl_lib_error(const trl_ctx *ctx);
+/* Frees the context and everything it allocated (null: nothing). */
+void trl_lib_release(trl_ctx *ctx);
 
 /* Report a failed call and stop: "prog.cu:123: trl_save(...) failed: message". */
 void trl_fail(trl_ctx *ctx, int status, const char *call, const char *file, int line);

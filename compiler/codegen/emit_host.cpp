@@ -35,14 +35,22 @@ std::string ProgramEmitter::run() {
                 std::to_string(kp_.workspace_bytes) + ";\n";
     out_ += "\n";
     out_ += prelude(prog_, sm_);
+    if (!opts_.library.empty())
+        out_ += "// The caller's output buffers during a library call (" + opts_.library +
+                "_run): the outputs' host functions write them.\n"
+                "static thread_local void *const *trlg_lib_out = nullptr;\n";
     size_t bound_block = out_.size();
     for (size_t s = 0; s < sched_.statements.size(); ++s)
         if (sched_.statements[s].kind != Statement::Tensor || kp_.single.count(static_cast<int>(s)))
             statement_function(static_cast<int>(s));
     for (size_t g = 0; g < kp_.groups.size(); ++g) fused_function(static_cast<int>(g));
     out_.insert(bound_block, bound_value_globals());
-    run_program();
-    main_function(main_path);
+    if (!opts_.library.empty()) {
+        library_functions(main_path);
+    } else {
+        run_program();
+        main_function(main_path);
+    }
     prune_unused_locals(out_);
     return out_;
 }
@@ -256,7 +264,10 @@ std::string ProgramEmitter::stream_points(const ir::Emit &e, const std::map<std:
     return fixed == 1 ? n : n + " * " + lit_int(fixed);  // bound0 * 512
 }
 
-const LoopNode *ProgramEmitter::checkpoint_loop() const { return trlc::checkpoint_loop(root()); }
+const LoopNode *ProgramEmitter::checkpoint_loop() const {
+    if (!opts_.library.empty()) return nullptr;  // a library call runs whole
+    return trlc::checkpoint_loop(root());
+}
 
 std::string ProgramEmitter::checkpoint_table() const {
     const LoopNode *loop = checkpoint_loop();

@@ -487,12 +487,20 @@ void ProgramEmitter::statement_function(int si) {
         return;
     }
     const ir::Save &sv = prog_.saves.at(st.index);
-    out_ += "\n// " + st.name + ": save to " + sv.path + " at " + where(sv.loc) + " (host)\n";
+    out_ += "\n// " + st.name + ": " + sv.label() + " at " + where(sv.loc) + " (host)\n";
     out_ +=
         "static void " + fname + "(trl_ctx *ctx, const char *arena, trl::Philox2x32Key stream" + params(st) + ") {\n";
     ExprEmitter ee(prog_, plan_, body, 1);
     ee.bound_values = &bound_values_;
     Val v = ee.emit(*sv.value);
+    if (!sv.output.empty()) {  // library mode: into the caller's buffer (emit_library.cpp)
+        if (opts_.library.empty()) unsupported(sv.loc, "an output outside a library (--emit=library)");
+        ee.line(output_store(ee, sv, v));
+        ee.line("(void)ctx;");
+        out_ += body + "}\n";
+        emit_reads_[si] = ee.reads;
+        return;
+    }
     std::vector<std::string> arrays;
     if (v.tuple) {
         for (const auto &e : v.elems) arrays.push_back(field_of(ee, "", e, sv.loc));

@@ -46,6 +46,9 @@ struct CodegenOptions {
     std::vector<BoundInfo> bounds;
     /** The schedule's loop nest with the run-time bounds as AstExpr::Bound (null: sched.root). */
     LoopNodePtr loop_nest;
+    /** --emit=library: the library's name NAME (a C identifier); the source then defines the C
+     *  API of library_header's NAME.h instead of run_program and main.  "": a program. */
+    std::string library;
 };
 
 /** The generated source.  Throws CodegenError for an unsupported operation. */
@@ -53,6 +56,11 @@ std::string emit_cuda(const ir::Program &prog, const Schedule &sched, const MemP
 
 /** As above; "sm" names the .trl files in the header and in the per-kernel line comments. */
 std::string emit_cuda(const ir::Program &prog, const Schedule &sched, const MemPlan &plan, const SourceManager *sm);
+
+/** --emit=library: NAME.h, the C API of the program as a library (codegen/emit_library.cpp):
+ *  NAME_create, NAME_run with one buffer per `input` and `output`, NAME_error, NAME_destroy;
+ *  "source_path" names the .trl file in its comment. */
+std::string library_header(const ir::Program &prog, const std::string &name, const std::string &source_path);
 
 struct KernelPlan;  // codegen/kernel_plan.h
 

@@ -23,6 +23,7 @@ std::string prelude(const ir::Program &prog, const SourceManager *sm) {
     s += "static void trlg_start(trl_ctx *ctx, char *arena, char *host) {\n";
     for (const auto &[t, off] : offs) {
         const ir::Tensor &x = prog.tensors[t];
+        if (x.is_input) continue;  // the caller's, copied in by each library call
         std::vector<const ir::Type *> leaves;
         type_leaves(x.type, leaves);
         std::string fields;

@@ -167,6 +167,14 @@ public:
 
     void main_function(const std::string &path);
 
+    // ---- library mode (--emit=library, emit_library.cpp) -------------------------------
+
+    /** Instead of run_program and main: trlg_lib_run (the loop nest) and the C API of NAME.h
+     *  (create, run, error, destroy), NAME = opts_.library. */
+    void library_functions(const std::string &path);
+    /** The line of output "sv"'s host function that writes value "v" to the caller's buffer. */
+    std::string output_store(ExprEmitter &ee, const ir::Save &sv, Val v);
+
 private:
     const ir::Program &prog_;
     const Schedule &sched_;

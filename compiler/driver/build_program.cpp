@@ -279,9 +279,11 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
         return 1;
     }
     std::string tmpdir = tmpl.data();
-    std::string cu = opts.keep_source ? opts.output + ".cu" : tmpdir + "/" + base_name(opts.output) + ".cu";
+    std::string cu = !opts.source_path.empty() ? opts.source_path
+                     : opts.keep_source        ? opts.output + ".cu"
+                                               : tmpdir + "/" + base_name(opts.output) + ".cu";
     std::vector<std::string> temp_files;
-    if (!opts.keep_source) temp_files.push_back(cu);
+    if (!opts.keep_source && opts.source_path.empty()) temp_files.push_back(cu);
     {
         std::ofstream f(cu, std::ios::binary);
         // --target=cuda-emu: the kernels as the device runs them (runtime/trl_rt.h,
@@ -303,9 +305,11 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
     if (on_host) {
         tool_name = "the host C++ compiler";
         argv = host_flags(opts, olevel);
+        if (opts.shared_library)
+            for (const char *a : {"-fPIC", "-fvisibility=hidden"}) argv.push_back(a);
         std::vector<std::string> libs = {"-lopenblas"};
 #if defined(TRLC_LIBXSMM_LIBRARY)
-        if (!opts.standalone) {
+        if (!opts.standalone && !opts.shared_library) {
             // Small f32 products through libxsmm (runtime/rt/trl_rt_host.cpp); its BLAS fallback
             // (sgemm_) comes from OpenBLAS, which follows it.
             argv.push_back("-DTRL_USE_LIBXSMM");
@@ -325,11 +329,16 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
         argv.insert(argv.end(), rt_inputs.begin(), rt_inputs.end());
         argv.push_back("-I" + rt);
         argv.insert(argv.end(), libs.begin(), libs.end());
+        if (opts.shared_library)
+            for (const std::string &a : {std::string("-shared"), "-Wl,-soname," + base_name(opts.output)})
+                argv.push_back(a);
         argv.push_back("-o");
         argv.push_back(opts.output);
     } else {
         tool_name = "nvcc";
         argv = {find_nvcc(), "-std=c++17", olevel, "-fmad=false"};
+        if (opts.shared_library)
+            for (const char *a : {"-Xcompiler", "-fPIC,-fvisibility=hidden"}) argv.push_back(a);
         std::vector<std::string> archs = opts.cuda_archs;
         if (archs.empty()) {
             std::string why;
@@ -361,6 +370,10 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
         } else {
             argv.push_back(cu);
         }
+        if (opts.shared_library)
+            for (const std::string &a :
+                 {std::string("-shared"), std::string("-Xlinker"), "-soname=" + base_name(opts.output)})
+                argv.push_back(a);
         for (const std::string &s : {"-I" + rt, std::string("-lcublas"), std::string("-o"), opts.output})
             argv.push_back(s);
     }

@@ -26,6 +26,11 @@ struct BuildOptions {
     /** The build cache's directory (build_cache.h), "" for none: the runtime's sources are
      *  compiled once into objects there (per toolchain, flags and runtime text) and linked. */
     std::string cache_dir;
+    /** --emit=library: "output" is the shared library DIR/libNAME.so, built from the source
+     *  written to "source_path" (DIR/NAME.cu, kept) with -shared -fPIC, only the C API visible
+     *  (-fvisibility=hidden: two libraries' runtimes never meet), products through OpenBLAS. */
+    bool shared_library = false;
+    std::string source_path;
 };
 
 /** The CUDA architectures to build for when --cuda-arch is not given: the compute capabilities

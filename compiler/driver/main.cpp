@@ -28,6 +28,8 @@ const char *kDescription = "trlc — compiler for .trl recurrent-tensor programs
                            "                    schedule the isl schedule tree (YAML) and the loop nest\n"
                            "                    memplan  storage, live range, offset of every tensor; the peak\n"
                            "                    cuda     the generated C++17/CUDA program (one .cu source)\n"
+                           "                    library  with -o DIR/NAME: the program's `input`s and `output`s as\n"
+                           "                             a C API: DIR/NAME.h, DIR/NAME.cu, DIR/libNAME.so\n"
                            "  --interpret     runs the reference interpreter: emit records as JSON Lines on\n"
                            "                  stdout (or --log FILE), save outputs as .npy/.npz;\n"
                            "                  --interpret=scheduled runs in schedule order through the memory\n"
@@ -73,7 +75,7 @@ int main(int argc, char **argv) {
     std::vector<std::string> defines;
     app.add_option("file", opts.input, "the .trl program")->required();
     app.add_option("--emit", opts.emit, "print a stage's output and stop")
-        ->check(CLI::IsMember({"ast", "types", "pdg", "pdg-dot", "json", "schedule", "memplan", "cuda"}));
+        ->check(CLI::IsMember({"ast", "types", "pdg", "pdg-dot", "json", "schedule", "memplan", "cuda", "library"}));
     app.add_option("--interpret", opts.interpret,
                    "run the reference interpreter (pointwise, the default) or the scheduled one")
         ->expected(0, 1)
@@ -114,6 +116,9 @@ int main(int argc, char **argv) {
         ->check(CLI::ExistingDirectory);
     app.add_option("--seed", opts.seed, "seed of all random streams (default 0)");
     app.add_option("--log", opts.log_path, "write emit records to FILE instead of stdout");
+    app.add_option("--input", opts.inputs,
+                   "with --interpret: the value of `input NAME` from an .npy file, NAME=FILE.npy (repeatable)")
+        ->allow_extra_args(false);
     app.add_option("-o", opts.output, "build the executable OUT from the generated .cu (host compiler or nvcc)");
     bool no_cache = false;
     app.add_flag("--no-cache", no_cache,

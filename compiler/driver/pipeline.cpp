@@ -14,6 +14,7 @@
 #include "checks/checks.h"
 #include "driver/build_cache.h"
 #include "driver/build_program.h"
+#include "driver/library_mode.h"
 #include "driver/runtime_bounds.h"
 #include "externs/extern_host.h"
 #include "externs/externs.h"
@@ -128,7 +129,14 @@ void warn_unobservable(const PipelineState &s) {
                        "`save x[I] to \"x.npz\"`)");
 }
 
+/** --emit=library, or an executable's source (--emit=cuda, -o): the inputs and outputs must fit
+ *  it (driver/library_mode.h); the interpreter and the stages before code generation take any. */
+bool generates_code(const PipelineState &s) {
+    return s.goal > stage_index("memplan") && s.goal != stage_index("interpret");
+}
+
 int checks_stage(PipelineState &s) {
+    if (generates_code(s) && !check_io_usage(s.prog, s.opts.emit == "library", s.diag)) return 1;
     warn_unobservable(s);
     {
         PassTimer t("reads defined");
@@ -180,6 +188,12 @@ int codegen_stage(PipelineState &s) {
     SourceOptions source_opts;
     source_opts.standalone = s.opts.standalone;
     try {
+        if (s.opts.emit == "library") {  // NAME.h now; the source below (build writes it)
+            LibraryPaths lp = library_paths(s.opts.output);
+            s.codegen.library = lp.name;
+            std::string main_path = s.sm.size() > 0 ? s.sm.file(0).path : "<input>";
+            if (!write_text_file(lp.header, library_header(s.prog, lp.name, main_path), s.diag)) return 1;
+        }
         s.source = finish_source(emit_cuda(s.prog, s.pdg, s.sched, s.plan, &s.sm, s.codegen, &s.kernels), s.prog, s.sm,
                                  s.opts.include_dirs, source_opts);
     } catch (const CodegenError &e) {
@@ -200,6 +214,12 @@ BuildOptions build_options(const DriverOptions &opts) {
     b.sanitize = opts.sanitize;
     b.standalone = opts.standalone;
     b.cache_dir = opts.cache ? build_cache_dir() : "";
+    if (opts.emit == "library") {  // DIR/libNAME.so from DIR/NAME.cu
+        LibraryPaths lp = library_paths(opts.output);
+        b.output = lp.shared;
+        b.source_path = lp.source;
+        b.shared_library = true;
+    }
     return b;
 }
 
@@ -218,6 +238,7 @@ int interpret_stage(PipelineState &s) {
         }
         iopts.log = &log;
     }
+    if (!parse_inputs(s.opts.inputs, s.prog, &iopts.inputs, s.diag)) return 1;
     if (s.opts.interpret == "scheduled") return interpret_scheduled(s.prog, s.sched, s.plan, iopts, s.diag);
     return interpret(s.prog, iopts, s.diag);
 }
@@ -240,6 +261,9 @@ bool schedule_applies(const PipelineState &s) {
 
 /* Run-time bounds and code generation serve --emit=cuda and -o only, not the interpreter. */
 bool codegen_applies(const PipelineState &s) { return goal_of(s) != stage_index("interpret"); }
+
+/* A library's bounds are all compiled in: its caller has no --bound. */
+bool runtime_bounds_applies(const PipelineState &s) { return codegen_applies(s) && s.opts.emit != "library"; }
 
 bool build_applies(const PipelineState &s) { return !s.opts.output.empty(); }
 
@@ -323,7 +347,7 @@ const std::vector<Stage> kStages = {
     {"schedule", "the isl schedule tree and the loop nest", schedule_applies, schedule_stage, print_schedule_of, false},
     {"memplan", "storage, live range and offset of every tensor", schedule_applies, memplan_stage, print_memplan_of,
      false},
-    {"runtime-bounds", "which bounds the executable may change (--bound)", codegen_applies, runtime_bounds_stage,
+    {"runtime-bounds", "which bounds the executable may change (--bound)", runtime_bounds_applies, runtime_bounds_stage,
      print_runtime_bounds, false},
     {"blas", "matmuls over the batch become trl_gemm calls (-fno-blas)", codegen_applies, blas_stage, print_blas_of,
      false},
@@ -342,6 +366,7 @@ struct EmitKind {
 };
 
 void print_types_of(const PipelineState &s, std::ostream &out) { print_types(s.prog, out); }
+void print_nothing(const PipelineState &, std::ostream &) {}
 void print_pdg_batch(const PipelineState &s, std::ostream &out) { print_pdg(s.pdg, out, s.vec.batch); }
 void print_pdg_dot_of(const PipelineState &s, std::ostream &out) { print_pdg_dot(s.pdg, out); }
 
@@ -354,6 +379,7 @@ const EmitKind kEmits[] = {
     {"memplan", "memplan", print_memplan_of},
     {"json", "memplan", print_json},
     {"cuda", "codegen", print_source},
+    {"library", "build", print_nothing},  // files: DIR/NAME.h, NAME.cu, libNAME.so (-o DIR/NAME)
 };
 
 const EmitKind *emit_kind(const std::string &kind) {
@@ -415,7 +441,7 @@ std::string make_escape(const std::string &path) {
 /** --depfile: "OUT: the .trl files read" (those on disk), for CMake's and Ninja's depfiles. */
 int write_depfile(const PipelineState &s) {
     std::ofstream f(s.opts.depfile);
-    f << make_escape(s.opts.output) << ":";
+    f << make_escape(s.opts.emit == "library" ? library_paths(s.opts.output).shared : s.opts.output) << ":";
     for (int k = 0; k < s.sm.size(); ++k) {
         const std::string &p = s.sm.file(k).path;
         if (std::ifstream(p).good()) f << " \\\n  " << make_escape(p);
@@ -441,7 +467,7 @@ int run_cached(PipelineState &s, const std::string &goal) {
 }
 
 int run_cached_build(PipelineState &s, const std::string &goal) {
-    std::string dir = goal == "build" ? build_cache_dir() : "";
+    std::string dir = goal == "build" && s.opts.emit != "library" ? build_cache_dir() : "";
     if (dir.empty() || !s.opts.cache) return run_pipeline(s, goal);
     int code = run_pipeline(s, "sema");
     if (code != 0) return code;
@@ -461,7 +487,9 @@ int run_cached_build(PipelineState &s, const std::string &goal) {
 
 PipelineState::PipelineState(const DriverOptions &o, SourceManager &s, Diagnostics &d) : opts(o), sm(s), diag(d) {
     codegen.fuse = o.fuse;
-    codegen.blas = o.blas;
+    // A library's products are the bit-exact loops: a call allocates nothing (no libxsmm kernel
+    // is generated at its first product) and computes what --interpret computes.
+    codegen.blas = o.blas && o.emit != "library";
     codegen.row_split = o.row_split;
 }
 
@@ -550,6 +578,12 @@ int run_driver(const DriverOptions &opts) {
             // The command line's build options before any work on the program.
             if (!opts.depfile.empty() && opts.output.empty()) {
                 diag.error("--depfile FILE needs -o OUT: it lists what OUT was built from");
+                code = 1;
+            } else if (opts.emit == "library" &&
+                       (opts.output.empty() ? (diag.error("--emit=library needs -o DIR/NAME: it writes DIR/NAME.h, "
+                                                          "DIR/NAME.cu and builds DIR/libNAME.so"),
+                                               true)
+                                            : !check_library_name(library_paths(opts.output).name, diag))) {
                 code = 1;
             } else if (!opts.output.empty() && !check_build_options(build_options(opts), diag)) {
                 code = 1;

@@ -34,7 +34,7 @@ namespace trlc {
 
 struct DriverOptions {
     std::string input;
-    std::string emit;                            // "", ast, types, pdg, pdg-dot, json, schedule, memplan, cuda
+    std::string emit;                            // "", ast, types, pdg, pdg-dot, json, schedule, memplan, cuda, library
     std::string interpret;                       // "", "pointwise" or "scheduled"
     bool vectorize = true;                       // -fno-vectorize
     bool incrementalize = true;                  // -fno-incrementalize (passes/incrementalize.h)
@@ -53,7 +53,9 @@ struct DriverOptions {
     std::string import_root;  // --import-root (SemaOptions::import_root)
     uint64_t seed = 0;
     std::string log_path;
-    std::string output;  // -o: build an executable (build_program.h)
+    /** --input NAME=FILE.npy (repeatable): the value of `input NAME` for --interpret. */
+    std::vector<std::string> inputs;
+    std::string output;  // -o: build an executable (build_program.h); with --emit=library DIR/NAME
     /** The command line as typed (argv[1..]): part of the build cache's key (build_cache.h). */
     std::vector<std::string> argv;
     bool cache = true;  // --no-cache: -o builds without reading or writing the build cache
@@ -147,6 +149,12 @@ int run_pipeline(PipelineState &s, const std::string &last, const PipelineHooks 
 /** argv for CLI11's parse(std::vector<std::string>&) (last argument first), with GCC-style
  *  single-dash long flags (-fno-vectorize) spelled with two dashes as CLI11 wants them. */
 std::vector<std::string> cli11_args(int argc, char **argv);
+
+/** The files of `--emit=library -o DIR/NAME`: DIR/NAME.h, DIR/NAME.cu, DIR/libNAME.so. */
+struct LibraryPaths {
+    std::string name, header, source, shared;
+};
+LibraryPaths library_paths(const std::string &output);
 
 /** Run the compiler as the command line asked; returns the process exit code
  *  (0 success, 1 user error, 2 internal compiler error). */

@@ -104,7 +104,7 @@ struct TypeAnnot {
 
 // ---- declarations ---------------------------------------------------------
 
-enum class DeclKind { Import, Dim, Const, Equation, TypeDecl, Fn, Emit, Save, Load, Extern };
+enum class DeclKind { Import, Dim, Const, Equation, TypeDecl, Fn, Emit, Save, Load, Extern, Input, Output };
 
 /** One position of a left-hand-side pattern: `t`, `t+1`, `0`, `T-1`.  The parser
  *  keeps the expression; sema classifies it (dim / shift / constant). */
@@ -169,6 +169,8 @@ struct Decl {
     // Emit: `emit "train"[i] { key: expr, … }` → stream name in `name`,
     // pattern (dims only), fields, optional `when cond` in guard.  Save: `save expr to "file"` → value, path
     // in `module`.  Load: `load name from "file"` (optionally typed).
+    // Input: `input obs : f32[4]` → name, type (the caller supplies the value, library mode).
+    // Output: `output act = expr` → name, value; `output act` → name, value = the Name `act`.
     std::vector<std::pair<std::string, ExprPtr>> fields;
     std::vector<Loc> field_locs;
 };

@@ -310,6 +310,11 @@ private:
                  "Load " + d.name + (d.has_type ? " : " + render_type(d.type) : "") + " from " + quote(d.module),
                  d.loc);
             return;
+        case ast::DeclKind::Input: line(depth, "", "Input " + d.name + " : " + render_type(d.type), d.loc); return;
+        case ast::DeclKind::Output:
+            line(depth, "", "Output " + d.name, d.loc);
+            expr(*d.value, depth + 1);
+            return;
         case ast::DeclKind::Extern: {
             std::string head = "Extern " + quote(d.module) + " fn " + d.name + "(";
             for (size_t i = 0; i < d.params.size(); ++i) {

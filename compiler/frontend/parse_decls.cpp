@@ -22,6 +22,10 @@ ast::Decl Parser::declaration() {
     case Tok::KwLoad: return load_decl();
     case Tok::KwExtern: return extern_decl();
     case Tok::Ident:
+        // `input` and `output` are contextual: a declaration when a name follows them.
+        if (cur().text == "input" && peek().kind == Tok::Ident) return input_decl();
+        if (cur().text == "output" && peek().kind == Tok::Ident) return output_decl();
+        return equation();
     case Tok::LParen: return equation();
     default:
         fail("expected declaration (dim, const, fn, import, emit, save, load, extern, "
@@ -366,6 +370,36 @@ ast::Decl Parser::load_decl() {
     d.type = type_annot();
     expect(Tok::KwFrom, "expected 'from' and a file name after the type");
     d.module = expect(Tok::String, "expected a quoted file name after 'from'").text;
+    return d;
+}
+
+// input := 'input' IDENT ':' type          (library mode: the caller supplies the value)
+ast::Decl Parser::input_decl() {
+    ast::Decl d = start(ast::DeclKind::Input);
+    advance();
+    d.name = advance().text;
+    d.name_loc = prev().loc;
+    expect(Tok::Colon, "expected ':' and the type of the input (input obs : f32[4])");
+    d.has_type = true;
+    d.type = type_annot();
+    return d;
+}
+
+// output := 'output' IDENT [ '=' expr ]      (library mode: returned to the caller)
+ast::Decl Parser::output_decl() {
+    ast::Decl d = start(ast::DeclKind::Output);
+    advance();
+    d.name = advance().text;
+    d.name_loc = prev().loc;
+    if (accept(Tok::Assign)) {
+        d.value = expression();
+        return d;
+    }
+    auto e = std::make_shared<ast::Expr>();  // `output act`: the tensor act
+    e->kind = ast::ExprKind::Name;
+    e->name = d.name;
+    e->loc = d.name_loc;
+    d.value = e;
     return d;
 }
 

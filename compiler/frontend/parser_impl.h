@@ -90,6 +90,8 @@ private:
     ast::Decl emit_decl();
     ast::Decl save_decl();
     ast::Decl load_decl();
+    ast::Decl input_decl();
+    ast::Decl output_decl();
     ast::Decl extern_decl();
 
     // ---- expressions ------------------------------------------------------

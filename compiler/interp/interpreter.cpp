@@ -44,41 +44,74 @@ void check_loaded(const ir::Tensor &t, const ir::Type &ty, const Value &v, const
 
 }  // namespace
 
-void load_tensor(interp::Evaluator &ev, int ti, const ir::Tensor &t) {
+/** load_tensor from "path" (an input's --input file, or the load's own). */
+void load_tensor_from(interp::Evaluator &ev, int ti, const ir::Tensor &t, const std::string &path);
+
+void load_tensor(interp::Evaluator &ev, int ti, const ir::Tensor &t) { load_tensor_from(ev, ti, t, t.load_path); }
+
+void load_all(Evaluator &ev, const ir::Program &prog, const std::map<std::string, std::string> &inputs) {
+    for (size_t t = 0; t < prog.tensors.size(); ++t) {
+        const ir::Tensor &x = prog.tensors[t];
+        if (!x.is_load) continue;
+        if (!x.is_input) {
+            load_tensor(ev, static_cast<int>(t), x);
+            continue;
+        }
+        auto it = inputs.find(x.name);
+        if (it == inputs.end())
+            throw RuntimeError{x.loc,
+                               "input " + x.name + " has no value: run with --input " + x.name +
+                                   "=FILE.npy (an .npy file holding " + ir::type_to_string(x.type) + ")",
+                               {}};
+        load_tensor_from(ev, static_cast<int>(t), x, it->second);
+    }
+}
+
+std::string output_line(const ir::Save &s, const Value &v) {
+    std::string line = "{\"" + s.output + "\":";
+    try {
+        interp::append_json(line, v);
+    } catch (const OpError &err) {
+        throw RuntimeError{s.loc, err.message, {}};
+    }
+    return line + "}\n";
+}
+
+void load_tensor_from(interp::Evaluator &ev, int ti, const ir::Tensor &t, const std::string &path) {
     if (!t.dims.empty()) throw RuntimeError{t.loc, "load of " + t.name + ": a loaded tensor has an empty domain", {}};
     std::string err;
-    if (ends_with(t.load_path, ".npz")) {
+    if (ends_with(path, ".npz")) {
         std::vector<trl::NpzMember> ms;
-        if (!trl::npz_load(t.load_path, &ms, &err)) throw RuntimeError{t.loc, "cannot load " + err, {}};
+        if (!trl::npz_load(path, &ms, &err)) throw RuntimeError{t.loc, "cannot load " + err, {}};
         Value v;
         if (t.type.is_tuple) {
             if (ms.size() != t.type.elems.size())
                 throw RuntimeError{t.loc,
-                                   t.load_path + " holds " + std::to_string(ms.size()) + " arrays, but " + t.name +
+                                   path + " holds " + std::to_string(ms.size()) + " arrays, but " + t.name +
                                        " is declared a tuple of " + std::to_string(t.type.elems.size()),
                                    {}};
             v.is_tuple = true;
             for (size_t i = 0; i < ms.size(); ++i) {
                 Value e = interp::from_npy(ms[i].second);
-                check_loaded(t, t.type.elems[i], e, t.load_path + "[" + ms[i].first + "]");
+                check_loaded(t, t.type.elems[i], e, path + "[" + ms[i].first + "]");
                 v.elems.push_back(std::move(e));
             }
         } else {
             if (ms.size() != 1)
                 throw RuntimeError{t.loc,
-                                   t.load_path + " holds " + std::to_string(ms.size()) + " arrays, but " + t.name +
+                                   path + " holds " + std::to_string(ms.size()) + " arrays, but " + t.name +
                                        " is one array",
                                    {}};
             v = interp::from_npy(ms[0].second);
-            check_loaded(t, t.type, v, t.load_path + "[" + ms[0].first + "]");
+            check_loaded(t, t.type, v, path + "[" + ms[0].first + "]");
         }
         ev.set_loaded(ti, std::move(v));
         return;
     }
     trl::NpyArray a;
-    if (!trl::npy_load(t.load_path, &a, &err)) throw RuntimeError{t.loc, "cannot load " + err, {}};
+    if (!trl::npy_load(path, &a, &err)) throw RuntimeError{t.loc, "cannot load " + err, {}};
     Value v = interp::from_npy(a);
-    check_loaded(t, t.type, v, t.load_path);
+    check_loaded(t, t.type, v, path);
     ev.set_loaded(ti, std::move(v));
 }
 
@@ -156,10 +189,15 @@ void run_all(Job &job) {
     try {
         const ir::Program &prog = *job.prog;
         interp::Evaluator ev(prog, job.opts->seed);
-        for (size_t t = 0; t < prog.tensors.size(); ++t)
-            if (prog.tensors[t].is_load) load_tensor(ev, static_cast<int>(t), prog.tensors[t]);
+        load_all(ev, prog, job.opts->inputs);
         for (const ir::Emit &e : prog.emits) run_emit(ev, prog, e, *job.out);
-        for (const ir::Save &s : prog.saves) write_save(s, ev.eval_root(s.value, {}, s.path), job.opts->output_dir);
+        for (const ir::Save &s : prog.saves) {
+            if (!s.output.empty()) {  // `output act = …`: a JSON line after the emits
+                *job.out << output_line(s, ev.eval_root(s.value, {}, s.output)) << std::flush;
+                continue;
+            }
+            write_save(s, ev.eval_root(s.value, {}, s.path), job.opts->output_dir);
+        }
     } catch (const RuntimeError &e) {
         job.failed = true;
         job.error = e;

@@ -9,6 +9,7 @@
 //   save   → .npy (one array) or .npz (a tuple: arr_0, arr_1, …)
 // Randomness: runtime/trl_philox.h (documented in dsl/README.md).
 #include <cstdint>
+#include <map>
 #include <ostream>
 #include <string>
 
@@ -24,6 +25,8 @@ struct InterpOptions {
     uint64_t seed = 0;
     std::ostream *log = nullptr;   // JSON Lines destination (stdout when null)
     std::string output_dir = ".";  // where relative `save` paths go
+    /** `--input NAME=FILE.npy`: the value of each `input` (dsl/README §7.10). */
+    std::map<std::string, std::string> inputs;
 };
 
 /** Run "prog"; returns 0, or 1 after reporting a run-time error to "diag". */

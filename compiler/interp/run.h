@@ -4,6 +4,7 @@
 // a big stack.
 #include <exception>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,13 @@ namespace trlc::interp {
 /** Read the file of `load` tensor "t" (index "ti"), check it against the declared type and give
  *  it to "ev".  RuntimeError at the load when the file is missing, malformed or mismatched. */
 void load_tensor(Evaluator &ev, int ti, const ir::Tensor &t);
+
+/** Every `load` tensor of "prog", and every `input` from its file in "inputs" (name -> .npy,
+ *  `--input NAME=FILE`).  RuntimeError at an input without a file, or as load_tensor. */
+void load_all(Evaluator &ev, const ir::Program &prog, const std::map<std::string, std::string> &inputs);
+
+/** The JSON line {"NAME":value} of `output NAME` "s" (Save::output) with the value "v". */
+std::string output_line(const ir::Save &s, const Value &v);
 
 /** The JSON line ("{…}\n") of emit "e" at "point": its guard first (`emit … when g`), then,
  *  only where the guard holds, the fields in written order; "" where it is false.

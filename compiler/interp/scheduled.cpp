@@ -89,8 +89,7 @@ public:
         : prog_(prog), sched_(sched), plan_(plan), opts_(opts), out_(out), ev_(prog, opts.seed) {}
 
     void run() {
-        for (size_t t = 0; t < prog_.tensors.size(); ++t)
-            if (prog_.tensors[t].is_load) interp::load_tensor(ev_, static_cast<int>(t), prog_.tensors[t]);
+        interp::load_all(ev_, prog_, opts_.inputs);
         setup();
         counting_ = true;
         walk_root();
@@ -102,6 +101,8 @@ public:
             if (emitted_[e] < static_cast<int64_t>(lines_[e].size()))
                 fault("emit \"" + prog_.emits[e].stream + "\" point " + std::to_string(emitted_[e]) +
                       " (row-major) never ran in the schedule");
+        for (const auto &[k, line] : output_lines_) out_ << line;  // outputs, in program order
+        out_.flush();
     }
 
     /** Lines emitted so far, in order, are written; on an error the rest stays unwritten. */
@@ -357,6 +358,10 @@ private:
             count_reads(*sv.value, {});
             return;
         }
+        if (!sv.output.empty()) {  // printed after the emits, in program order (as --interpret)
+            output_lines_[s.index] = interp::output_line(sv, ev_.eval_root(sv.value, {}, sv.output));
+            return;
+        }
         interp::write_save(sv, ev_.eval_root(sv.value, {}, sv.path), opts_.output_dir);
     }
 
@@ -513,6 +518,7 @@ private:
     std::vector<PointMap<bool>> written_;
     std::vector<std::vector<std::string>> lines_;  // per emit: lines by row-major point index
     std::vector<std::vector<bool>> filled_;
+    std::map<int, std::string> output_lines_;  // per `output` (Save index): its JSON line
     std::vector<int64_t> emitted_;
     size_t cur_emit_ = 0;
 };

@@ -231,8 +231,11 @@ struct Tensor {
     Type type;              // static type (dynamic extents only via slices in bodies)
     std::vector<Equation> equations;
     Loc loc;               // first definition (or the type declaration)
-    bool is_load = false;  // defined by `load … from "file"`
+    bool is_load = false;  // defined by `load … from "file"`, or an `input` (is_input)
     std::string load_path;
+    /** `input obs : f32[4]`: a value the caller supplies (library mode, `--interpret --input
+     *  obs=FILE.npy`); also is_load, with no load_path. */
+    bool is_input = false;
     bool is_hidden = false;  // compiler-made (the shared value of a tuple equation)
 };
 
@@ -246,11 +249,16 @@ struct Emit {
     NodePtr guard;  // scalar bool over vars (may read tensors, data dependent); null: none
 };
 
-/** `save expr to "file.npy|.npz"` — value has no variables. */
+/** `save expr to "file.npy|.npz"` — value has no variables.  An `output act = expr` is a Save
+ *  with "output" set (and no path): its value is returned to the caller (library mode) or
+ *  printed by `--interpret` as the JSON line {"act": value}. */
 struct Save {
     std::string path;
     NodePtr value;
     Loc loc;
+    std::string output;  // the output's name; "" for a save to a file
+    /** "save to \"f.npz\"" or "output act": how messages and dumps name it. */
+    std::string label() const { return output.empty() ? "save to \"" + path + "\"" : "output " + output; }
 };
 
 struct ExternFn {

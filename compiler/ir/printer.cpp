@@ -500,7 +500,10 @@ void print_program(const Program &prog, std::ostream &out, const PrintOptions &o
             out << "]";
         }
         out << " : " << type_to_string(t.type);
-        if (t.is_load) out << " from \"" << t.load_path << "\"";
+        if (t.is_input)
+            out << "  // input";
+        else if (t.is_load)
+            out << " from \"" << t.load_path << "\"";
         if (t.is_hidden) out << "  // hidden";
         out << "\n";
         for (const Equation &eq : t.equations) {
@@ -540,7 +543,10 @@ void print_program(const Program &prog, std::ostream &out, const PrintOptions &o
         p.count(s.value);
         std::string v = p.text(s.value);
         print_lines(out, p, "");
-        out << "save " << v << " to \"" << s.path << "\"\n";
+        if (!s.output.empty())
+            out << "output " << s.output << " = " << v << "\n";
+        else
+            out << "save " << v << " to \"" << s.path << "\"\n";
     }
 }
 

@@ -57,7 +57,7 @@ public:
         }
         for (const Emit &e : prog_.emits) check_emit(e);
         for (size_t k = 0; k < prog_.saves.size(); ++k) {
-            where_ = "save to \"" + prog_.saves[k].path + "\"";
+            where_ = prog_.saves[k].label();
             vars_.clear();
             root(prog_.saves[k].value);
         }

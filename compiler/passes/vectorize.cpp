@@ -65,7 +65,7 @@ public:
             for (const auto &f : e.fields) body(who, e.vars, names, f.second.get());
             if (e.guard) body(who, e.vars, names, e.guard.get());
         }
-        for (const ir::Save &s : prog_.saves) body("save to \"" + s.path + "\"", {}, {}, s.value.get());
+        for (const ir::Save &s : prog_.saves) body(s.label(), {}, {}, s.value.get());
         for (size_t dim = 0; dim < prog_.dims.size(); ++dim)
             if (!used[dim]) fail(static_cast<int>(dim), "no tensor or emit is indexed by it");
     }

@@ -211,7 +211,7 @@ private:
         const ir::Save &s = prog_.saves[i];
         PdgNode n;
         n.kind = PdgNode::Save;
-        n.name = "save \"" + s.path + "\"";
+        n.name = s.output.empty() ? "save \"" + s.path + "\"" : "output " + s.output;
         n.tuple = "save_" + std::to_string(i);
         for (const PdgNode &o : g_.nodes)
             if (o.tuple == n.tuple) n.tuple += "_";

@@ -135,6 +135,19 @@ void Sema::collect_tensors() {
                 continue;
             }
             declare(t, d.type, at);
+        } else if (d.kind == ast::DeclKind::Input) {
+            Loc at = d.name_loc.valid() ? d.name_loc : d.loc;
+            if (const Entity *e = lookup(0, d.name)) {
+                error(at, "duplicate definition of '" + d.name + "'");
+                note(e->loc, "'" + d.name + "' is first defined here");
+                continue;
+            }
+            int t = get_tensor(d.name, at, false);
+            prog_.tensors[t].is_load = true;  // a value from outside, as a load's (library mode)
+            prog_.tensors[t].is_input = true;
+            tinfo_[t].dims_ok = true;
+            declare(t, d.type, at);
+            check_io_type(at, "input " + d.name, tinfo_[t].declared);
         }
     }
 }

@@ -121,8 +121,79 @@ void Sema::lower_outputs() {
             s.value = v.node;
             s.loc = d.loc;
             prog_.saves.push_back(s);
+        } else if (d.kind == ast::DeclKind::Output) {
+            lower_output(d);
         }
     }
+}
+
+/* `output act = expr` (or `output act`, the tensor act): a Save with an output name.  The value
+ * binds no dims; it must be one array or scalar (the C API's buffer), named once. */
+void Sema::lower_output(const ast::Decl &d) {
+    Loc at = d.name_loc.valid() ? d.name_loc : d.loc;
+    for (const ir::Save &o : prog_.saves)
+        if (o.output == d.name) {
+            error(at, "duplicate output '" + d.name + "'");
+            note(o.loc, "'" + d.name + "' is first declared here");
+            return;
+        }
+    int t = prog_.tensor_index(d.name);
+    if (t >= 0 && prog_.tensors[t].is_input) {
+        error(at, "output '" + d.name + "' has the name of an input (the C API names its buffers after both)");
+        note(prog_.tensors[t].loc, "input '" + d.name + "' is declared here");
+        return;
+    }
+    Scope scope;
+    scope.binder = "output " + d.name + " (an output binds no dims: its value is one array)";
+    Val v;
+    try {
+        v = lower(*d.value, scope);
+    } catch (const Deferred &) {
+        return;
+    }
+    if (!v.ok() || !check_io_type(d.value->loc, "output " + d.name, v.type())) return;
+    ir::Save s;
+    s.output = d.name;
+    s.value = v.node;
+    s.loc = at;
+    prog_.saves.push_back(s);
+}
+
+/* An input or output is one array or scalar of bool, i32, f32 or f64 with a static shape (a
+ * caller's buffer), named by a C identifier that is no C or C++ keyword. */
+bool Sema::check_io_type(Loc at, const std::string &what, const std::optional<ir::Type> &ty) {
+    static const char *const kKeywords[] = {
+        "auto",    "bool",     "break",    "case",     "char",   "class",   "const",  "continue",
+        "default", "delete",   "do",       "double",   "else",   "enum",    "extern", "float",
+        "for",     "goto",     "if",       "inline",   "int",    "long",    "new",    "operator",
+        "private", "public",   "register", "restrict", "return", "short",   "signed", "sizeof",
+        "static",  "struct",   "switch",   "template", "this",   "typedef", "union",  "unsigned",
+        "void",    "volatile", "while",    "ctx",      "err",    "errlen"};
+    std::string name = what.substr(what.find(' ') + 1);
+    for (const char *k : kKeywords)
+        if (name == k) {
+            error(at, what + ": '" + name +
+                          "' cannot name a parameter of the generated C API (a C/C++ keyword "
+                          "or one of its own parameters); rename it");
+            return false;
+        }
+    if (!ty) return false;
+    if (ty->is_tuple) {
+        error(at, what + " is a tuple " + ir::type_to_string(*ty) +
+                      "; an input or output is one array or scalar (declare one per element)");
+        return false;
+    }
+    if (ty->dtype == ir::DType::Key) {
+        error(at, what + " is a random key; an input or output is an array of bool, i32, f32 or f64");
+        return false;
+    }
+    for (const ir::Extent &e : ty->shape)
+        if (!e.is_static()) {
+            error(at, what + " has the dynamic shape " + ir::type_to_string(*ty) +
+                          "; an input or output needs a static shape");
+            return false;
+        }
+    return true;
 }
 
 /* A saved value must fit its file, which is only written after the whole program has run:

@@ -179,6 +179,11 @@ public:
     /** Errors for a save whose value cannot be written to its file (nested tuple, key, a
      *  tuple to .npy, another extension); false after reporting. */
     bool check_save_type(const ast::Decl &d, const ir::Type &ty);
+    /** `output NAME [= expr]`: a Save with Save::output set (library mode). */
+    void lower_output(const ast::Decl &d);
+    /** An input's or output's type and name fit the C API: one array or scalar (no tuple, no
+     *  key, static shape), a name that is no C/C++ keyword.  Reports at "at" and returns false. */
+    bool check_io_type(Loc at, const std::string &what, const std::optional<ir::Type> &ty);
     void check_read_consistency();
 
     // ---- lower_expr.cpp

@@ -11,6 +11,7 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 
 #include "rt/trl_rt_internal.h"
 #include "trl_json.h"
@@ -34,6 +35,12 @@ using trl_rt::set_error;
 namespace {
 
 trl_ctx *g_ctx = nullptr;  // the program's context, for trl_runtime_error
+/** Library mode: the context whose trl_lib_call runs on this thread (trl_runtime_error has no
+ *  context argument), and what a failure inside it throws to end the call. */
+thread_local trl_ctx *t_lib_ctx = nullptr;
+struct LibError {
+    int status;
+};
 
 const char *dtype_name(int dt) {
     switch (dt) {
@@ -290,7 +297,8 @@ int trl_exit_code(int status) {
     case TRL_OK:
     case TRL_EXIT_SUCCESS: return 0;
     case TRL_EUSAGE:
-    case TRL_EIO: return 1;
+    case TRL_EIO:
+    case TRL_ERUNTIME: return 1;
     default: return 2;
     }
 }
@@ -613,6 +621,8 @@ int trl_load(trl_ctx *ctx, const char *path, int dtype, int rank, const long lon
 int trl_load_arrays(trl_ctx *ctx, const char *path, const char *name, int tuple, const trl_field *arrays,
                     int num_arrays) {
     std::string p = path ? path : "", who = name ? name : "the tensor", err;
+    if (ctx && !ctx->load_dir.empty() && !p.empty() && p[0] != '/')  // library mode: under its directory
+        p = ctx->load_dir + (ctx->load_dir.back() == '/' ? "" : "/") + p;
     std::vector<std::pair<std::string, trl::NpyArray>> got;
     bool npz = p.size() >= 4 && p.compare(p.size() - 4, 4, ".npz") == 0;
     if (npz) {
@@ -647,6 +657,10 @@ int trl_load_arrays(trl_ctx *ctx, const char *path, const char *name, int tuple,
 }
 
 void trl_runtime_error(const char *message) {
+    if (t_lib_ctx) {  // library mode: the call ends with the error (trl_lib_call)
+        t_lib_ctx->last_error = message ? message : "run-time error";
+        throw LibError{TRL_ERUNTIME};
+    }
     trl_ctx *ctx = g_ctx;
     if (ctx && ctx->out) {
         flush_pending(ctx, false);
@@ -666,6 +680,10 @@ void *trl_scratch_alloc(unsigned long long bytes) {
 }
 
 void trl_fail(trl_ctx *ctx, int status, const char *call, const char *file, int line) {
+    if (ctx && ctx->library) {  // library mode: the call ends with the status (trl_lib_call)
+        if (ctx->last_error.empty()) ctx->last_error = std::string(call ? call : "?") + " failed";
+        throw LibError{status == TRL_OK ? TRL_EINTERNAL : status};
+    }
     const char *prog = ctx ? ctx->prog.c_str() : "program";
     std::string msg = ctx && !ctx->last_error.empty() ? ctx->last_error : "failed";
     std::fprintf(stderr, "%s: error: %s\n", prog, msg.c_str());
@@ -673,6 +691,69 @@ void trl_fail(trl_ctx *ctx, int status, const char *call, const char *file, int 
         std::fprintf(stderr, "%s: note: in %s at %s:%d\n", prog, call ? call : "?", file ? file : "?", line);
     if (ctx && ctx->out) std::fflush(ctx->out);
     std::exit(trl_exit_code(status == TRL_OK ? TRL_EINTERNAL : status));
+}
+
+// ---- library mode (trl_rt.h)
+
+int trl_lib_init(trl_ctx **out, const trl_program_info *info, const char *dir, char *err, size_t errlen) {
+    *out = nullptr;
+    trl_ctx *ctx = new (std::nothrow) trl_ctx;
+    auto fail = [&](int status, const std::string &msg) {
+        if (err && errlen > 0) std::snprintf(err, errlen, "%s", msg.c_str());
+        if (ctx) {
+            trl_rt::device_release(ctx);
+            delete ctx;
+        }
+        return status;
+    };
+    if (!ctx) return fail(TRL_EDEVICE, "out of host memory for the context");
+    ctx->info = info;
+    ctx->prog = info->name ? info->name : "library";
+    ctx->library = true;
+    ctx->quiet = true;
+    ctx->threads = 1;  // kernels on the calling thread: no team is started
+    ctx->seed = info->default_seed;
+    for (int k = 0; k < info->num_bounds; ++k) ctx->bounds.push_back(info->bound_defaults[k]);
+    ctx->load_dir = dir ? dir : "";
+    ctx->arena_bytes = info->arena_bytes;
+    int rc = trl_rt::device_init(ctx);
+    if (rc == TRL_OK) rc = trl_rt::device_alloc_arena(ctx, info->arena_bytes + TRL_ARENA_TAIL + info->load_bytes);
+    if (rc != TRL_OK) return fail(rc, ctx->last_error);
+    *out = ctx;
+    return TRL_OK;
+}
+
+int trl_lib_call(trl_ctx *ctx, void (*fn)(void *arg), void *arg) {
+    trl_ctx *outer = t_lib_ctx;
+    t_lib_ctx = ctx;
+    ctx->last_error.clear();
+    int status = TRL_OK;
+    try {
+        fn(arg);
+    } catch (const LibError &e) {
+        status = e.status;
+    } catch (const std::bad_alloc &) {
+        ctx->last_error = "out of host memory";
+        status = TRL_EDEVICE;
+    } catch (const std::exception &e) {
+        ctx->last_error = e.what();
+        status = TRL_EINTERNAL;
+    }
+    t_lib_ctx = outer;
+    return status;
+}
+
+int trl_lib_fail(trl_ctx *ctx, int status, const char *message) {
+    if (ctx) ctx->last_error = message ? message : "";
+    return status;
+}
+
+const char *trl_lib_error(const trl_ctx *ctx) { return ctx ? ctx->last_error.c_str() : "no context"; }
+
+void trl_lib_release(trl_ctx *ctx) {
+    if (!ctx) return;
+    trl_rt::device_release(ctx);
+    delete ctx;
 }
 
 }  // extern "C"

@@ -77,6 +77,9 @@ struct trl_ctx {
     double last_checkpoint = 0;
     trl_rt::Resume resume;
     std::string profile_path;  // --profile FILE.json (trl_profile.cpp)
+    // Library mode (trl_lib_init): failures end trl_lib_call with a status instead of exiting.
+    bool library = false;
+    std::string load_dir;  // loads' relative paths are under it ("": the working directory)
 };
 
 namespace trl_rt {

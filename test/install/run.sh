@@ -3,8 +3,10 @@
 # then an outside project (test/install/project) configured with find_package(trlc) builds
 # samples/returns.trl and a program that imports a module of its own through
 # trlc_add_program, with the *installed* trlc (runtime and std library found under the prefix);
-# the programs print what `trlc --interpret` prints; editing the imported module rebuilds the
-# program that imports it (and only that one); an unchanged tree rebuilds nothing.
+# the programs print what `trlc --interpret` prints; a C program links against the library
+# trlc_add_library generates from test/install/project/policy.trl (issue 17 point 2) and gets
+# its outputs; editing the imported module rebuilds the program that imports it (and only that
+# one); an unchanged tree rebuilds nothing.
 #   bash test/install/run.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 build=$1
@@ -30,6 +32,9 @@ cmake --build "$work/b" > "$work/build1.log"
 diff "$work/returns.ref" "$work/returns.out"
 "$work/b/bin/scaled" --quiet > "$work/scaled1.out"
 printf '{"x":0}\n{"x":2}\n{"x":4}\n' | diff - "$work/scaled1.out"
+# The library: its header and libpolicy.so under the build tree, linked into a C program.
+"$work/b/call_policy" > "$work/call_policy.out"
+echo "y 2 7 -1 best 1" | diff - "$work/call_policy.out"
 # Nothing changed: nothing runs trlc.
 cmake --build "$work/b" > "$work/build2.log"
 if grep -q "trlc " "$work/build2.log"; then echo "FAIL: an unchanged tree rebuilt"; cat "$work/build2.log"; exit 1; fi
