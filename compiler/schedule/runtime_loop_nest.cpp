@@ -516,7 +516,7 @@ bool parametric_domains(const ir::Program &prog, const Pdg &pdg, const Schedule 
 
 bool schedule_like(const ir::Program &prog, const Pdg &pdg, const std::vector<bool> &batch_dims,
                    const ir::Program &base_prog, const Schedule &base, bool shift, const std::string &domains,
-                   Schedule &out, std::string *why) {
+                   Schedule &out, std::string *why, bool loop_nest) {
     try {
         out.batch_dims = batch_dims;
         out.batch_dims.resize(prog.dims.size(), false);
@@ -555,7 +555,7 @@ bool schedule_like(const ir::Program &prog, const Pdg &pdg, const std::vector<bo
             *why = "the schedule breaks a dependence at other values";
             return false;
         }
-        build_loop_nest(out);
+        if (loop_nest) build_loop_nest(out);
         return true;
     } catch (const isl::exception &e) {
         *why = std::string("isl: ") + (e.what() ? e.what() : "error");

@@ -50,10 +50,12 @@ bool parametric_domains(const ir::Program &prog, const Pdg &pdg, const Schedule 
  *  guard or index constant that follows a bound (IR constants are concrete: `when t < T - 2`
  *  is `t < 3` at T = 5, `save net[I]` reads net[977]) makes the parametric sets wrong away
  *  from the compiled values.  "out" is
- *  default-constructed on entry. */
+ *  default-constructed on entry.  Without "loop_nest", out.root stays null: no isl AST is built
+ *  nor checked (the run-time bound check emits the variant under the parametric loop nest,
+ *  whose order parametric_loop_nest proves for every value, this one included). */
 bool schedule_like(const ir::Program &prog, const Pdg &pdg, const std::vector<bool> &batch_dims,
                    const ir::Program &base_prog, const Schedule &base, bool shift, const std::string &domains,
-                   Schedule &out, std::string *why);
+                   Schedule &out, std::string *why, bool loop_nest = true);
 
 /** build_ast.cpp: the LoopNode tree of "ast" over the statements of "s"; an isl parameter
  *  named in "params" (name → Program::bounds index, compiled value) becomes AstExpr::Bound. */
