@@ -290,9 +290,10 @@ private:
                 mins[k] = t.second;
                 std::string why, domains;
                 bool proven = false;
+                std::shared_ptr<const ParametricSteps> steps;
                 {
                     PassTimer timer("parametric domains and dependences");
-                    proven = parametric_domains(prog_, pdg_, sched_, mins, shift, &why, &domains);
+                    proven = parametric_domains(prog_, pdg_, sched_, mins, shift, &why, &domains, &steps);
                 }
                 if (!proven) {
                     reason = "the schedule changes with it (" + why + ")";
@@ -312,7 +313,7 @@ private:
                 LoopNodePtr n;
                 {
                     PassTimer timer("parametric loop nest");
-                    n = parametric_loop_nest(prog_, pdg_, sched_, mins, shift, &why);
+                    n = parametric_loop_nest(*steps, &why);  // steps 1 to 3 done above
                 }
                 if (!n) {
                     reason = "the schedule changes with it (" + why + ")";
