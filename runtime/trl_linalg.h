@@ -25,7 +25,7 @@ namespace trl {
  *  accumulated sequentially in increasing index order. */
 #if TRL_OUTLINED
 void orthogonal_f64_outlined(RngKey key, int64_t rows, int64_t cols, double gain, double *out, double *work);
-inline void orthogonal_f64(RngKey key, int64_t rows, int64_t cols, double gain, double *out, double *work) {
+static inline void orthogonal_f64(RngKey key, int64_t rows, int64_t cols, double gain, double *out, double *work) {
     orthogonal_f64_outlined(key, rows, cols, gain, out, work);
 }
 #else

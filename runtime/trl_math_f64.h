@@ -191,7 +191,7 @@ struct ExpAcc {
 /** The accurate phase of exp for a TD argument (|z| < 746): p to ≤ 2^-140 absolute. */
 #if TRL_OUTLINED
 ExpAcc exp_accurate_outlined(TD z);
-inline ExpAcc exp_accurate(TD z) { return exp_accurate_outlined(z); }
+static inline ExpAcc exp_accurate(TD z) { return exp_accurate_outlined(z); }
 #else
 TRL_HD TRL_MATH_COLD inline ExpAcc exp_accurate(TD z) {
     ExpRed e = exp_reduce(z.hi, 0.0);
@@ -264,7 +264,7 @@ TRL_HD inline DD log_fast(int k, int i, DD r) {
 /** The accurate phase of log: error ≤ 2^-137 relative. */
 #if TRL_OUTLINED
 TD log_accurate_outlined(int k, int i, TD r);
-inline TD log_accurate(int k, int i, TD r) { return log_accurate_outlined(k, i, r); }
+static inline TD log_accurate(int k, int i, TD r) { return log_accurate_outlined(k, i, r); }
 #else
 TRL_HD TRL_MATH_COLD inline TD log_accurate(int k, int i, TD r) {
     const double *C = log_coef();

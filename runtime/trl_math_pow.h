@@ -44,7 +44,7 @@ TRL_HD inline int integer_kind(double y) {
  *  integer). */
 #if TRL_OUTLINED
 double pow_positive_outlined(double x, double y, bool int_y);
-inline double pow_positive(double x, double y, bool int_y) { return pow_positive_outlined(x, y, int_y); }
+static inline double pow_positive(double x, double y, bool int_y) { return pow_positive_outlined(x, y, int_y); }
 #else
 TRL_HD inline double pow_positive(double x, double y, bool int_y) {
     int kadj = 0;

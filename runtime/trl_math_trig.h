@@ -61,7 +61,7 @@ namespace trig_detail {
 /** sin(x + off·π/2), off ∈ {0, 1}, correctly rounded (see the file comment). */
 #if TRL_OUTLINED
 double sin_quadrant_outlined(double x, int off);
-inline double sin_quadrant(double x, int off) { return sin_quadrant_outlined(x, off); }
+static inline double sin_quadrant(double x, int off) { return sin_quadrant_outlined(x, off); }
 #else
 TRL_HD inline double sin_quadrant(double x, int off) {
     using dd::DD;
