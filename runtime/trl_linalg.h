@@ -23,6 +23,12 @@ namespace trl {
 /** Orthogonal matrix of shape rows × cols times "gain", written to "out" (row-major doubles).
  *  "work" holds 2 · rows · cols doubles.  Householder reflections in double; every sum is
  *  accumulated sequentially in increasing index order. */
+#if TRL_OUTLINED
+void orthogonal_f64_outlined(RngKey key, int64_t rows, int64_t cols, double gain, double *out, double *work);
+static inline void orthogonal_f64(RngKey key, int64_t rows, int64_t cols, double gain, double *out, double *work) {
+    orthogonal_f64_outlined(key, rows, cols, gain, out, work);
+}
+#else
 TRL_HD inline void orthogonal_f64(RngKey key, int64_t rows, int64_t cols, double gain, double *out, double *work) {
     const int64_t m = rows > cols ? rows : cols;
     const int64_t k = rows > cols ? cols : rows;
@@ -72,6 +78,7 @@ TRL_HD inline void orthogonal_f64(RngKey key, int64_t rows, int64_t cols, double
     for (int64_t r = 0; r < rows; ++r)
         for (int64_t c = 0; c < cols; ++c) out[r * cols + c] = (rows >= cols ? q[r * k + c] : q[c * k + r]) * gain;
 }
+#endif  // TRL_OUTLINED
 
 /** A uniformly random permutation of 0 … n-1 (Fisher–Yates from the key's f64 uniforms). */
 TRL_HD inline void permutation_i32(RngKey key, int64_t n, int32_t *out) {

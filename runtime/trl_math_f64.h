@@ -189,6 +189,10 @@ struct ExpAcc {
 };
 
 /** The accurate phase of exp for a TD argument (|z| < 746): p to ≤ 2^-140 absolute. */
+#if TRL_OUTLINED
+ExpAcc exp_accurate_outlined(TD z);
+static inline ExpAcc exp_accurate(TD z) { return exp_accurate_outlined(z); }
+#else
 TRL_HD TRL_MATH_COLD inline ExpAcc exp_accurate(TD z) {
     ExpRed e = exp_reduce(z.hi, 0.0);
     double nd = e.nd;
@@ -205,6 +209,7 @@ TRL_HD TRL_MATH_COLD inline ExpAcc exp_accurate(TD z) {
     const double *T = exp_table() + 3 * e.j;
     return {{T[0], T[1], T[2]}, p, e.k};
 }
+#endif  // TRL_OUTLINED
 
 /** t · (1 + p). */
 TRL_HD TRL_MATH_COLD inline TD exp_value(const ExpAcc &a) { return dd::add(a.t, dd::mul(a.t, a.p)); }
@@ -257,6 +262,10 @@ TRL_HD inline DD log_fast(int k, int i, DD r) {
 }
 
 /** The accurate phase of log: error ≤ 2^-137 relative. */
+#if TRL_OUTLINED
+TD log_accurate_outlined(int k, int i, TD r);
+static inline TD log_accurate(int k, int i, TD r) { return log_accurate_outlined(k, i, r); }
+#else
 TRL_HD TRL_MATH_COLD inline TD log_accurate(int k, int i, TD r) {
     const double *C = log_coef();
     TD p = {C[48], C[49], C[50]};
@@ -268,6 +277,7 @@ TRL_HD TRL_MATH_COLD inline TD log_accurate(int k, int i, TD r) {
     TD K = dd::renorm(kd * LN2A, b.hi, b.lo + kd * LN2C);
     return dd::add(dd::add(K, TD{T[1], T[2], T[3]}), p);
 }
+#endif  // TRL_OUTLINED
 
 /** log of positive normal x with its reduction done, both phases. */
 TRL_HD inline double log_finish(const LogRed &R) {

@@ -42,6 +42,10 @@ TRL_HD inline int integer_kind(double y) {
 
 /** x^y correctly rounded for finite x > 0, x ≠ 1, finite y with 0 < |y| < 2^63 (int_y: y is an
  *  integer). */
+#if TRL_OUTLINED
+double pow_positive_outlined(double x, double y, bool int_y);
+static inline double pow_positive(double x, double y, bool int_y) { return pow_positive_outlined(x, y, int_y); }
+#else
 TRL_HD inline double pow_positive(double x, double y, bool int_y) {
     int kadj = 0;
     if (x < 0x1p-1022) {
@@ -97,6 +101,7 @@ TRL_HD inline double pow_positive(double x, double y, bool int_y) {
     bool snap = !int_y && y > 0 && integer_kind(y * 32) != 0;
     return round_scaled(exp_value(a), a.k, snap);
 }
+#endif  // TRL_OUTLINED
 
 }  // namespace f64_detail
 

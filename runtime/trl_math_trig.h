@@ -59,6 +59,10 @@ namespace trl {
 namespace trig_detail {
 
 /** sin(x + off·π/2), off ∈ {0, 1}, correctly rounded (see the file comment). */
+#if TRL_OUTLINED
+double sin_quadrant_outlined(double x, int off);
+static inline double sin_quadrant(double x, int off) { return sin_quadrant_outlined(x, off); }
+#else
 TRL_HD inline double sin_quadrant(double x, int off) {
     using dd::DD;
     uint64_t ax = bits(x) & ~(uint64_t(1) << 63);
@@ -115,6 +119,7 @@ TRL_HD inline double sin_quadrant(double x, int off) {
     bool negative = (q >= 2) != (!odd && r.hi < 0);
     return (negative != flip) ? -y.hi : y.hi;
 }
+#endif  // TRL_OUTLINED
 
 }  // namespace trig_detail
 

@@ -318,12 +318,16 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
         }
 #endif
         std::vector<std::string> rt_inputs;
-        if (!opts.standalone)  // else the runtime is inside the source
+        if (!opts.standalone) {  // else the runtime is inside the source
             rt_inputs = runtime_objects(argv,
                                         {rt + "/rt/trl_rt_common.cpp", rt + "/rt/trl_checkpoint.cpp",
                                          rt + "/rt/trl_profile.cpp", rt + "/rt/trl_rt_host.cpp", rt + "/trl_npy.cpp",
-                                         rt + "/trl_json.cpp"},
+                                         rt + "/trl_json.cpp", rt + "/rt/trl_outlined.cpp"},
                                         rt, opts.cache_dir, tmpdir);
+            // The program calls the runtime headers' largest functions in rt/trl_outlined.cpp
+            // (TRL_OUTLINED, runtime/trl_dd.h) instead of compiling its own copies.
+            argv.push_back("-DTRL_RT_OUTLINED");
+        }
         for (const std::string &a : {std::string("-x"), std::string("c++"), cu, std::string("-x"), std::string("none")})
             argv.push_back(a);
         argv.insert(argv.end(), rt_inputs.begin(), rt_inputs.end());

@@ -367,12 +367,39 @@ std::pair<isl::union_set, isl::union_map> at_values(const std::string &text, con
 
 namespace {
 
-/** parametric_loop_nest, or with "ast" false its steps 1 to 3 only: then "proven" says whether
- *  they hold and the result is null. */
-LoopNodePtr parametric(const ir::Program &prog, const Pdg &pdg, const Schedule &sched,
-                       const std::map<int, int64_t> &min_values, bool shift, std::string *why, std::string *domains,
-                       bool ast_too, bool *proven) {
-    *proven = false;
+/** Steps 4 and 5 of parametric_loop_nest on what steps 1 to 3 proved. */
+LoopNodePtr finish_parametric(const ParametricSteps &st, std::string *why) {
+    try {
+        // 4. isl's AST of the lifted schedule for every value in the context.
+        isl_ast_node *ast = nullptr;
+        {
+            PassTimer ast_timer("parametric AST");
+            isl_ast_build *build = isl_ast_build_from_context(st.context.copy());
+            ast = isl_ast_build_node_from_schedule(build, st.lifted.copy());
+            isl_ast_build_free(build);
+        }
+        if (!ast) {
+            *why = "isl could not build the parametric loop nest";
+            return nullptr;
+        }
+        LoopNodePtr root = loop_nest_from_ast(*st.sched, ast, st.ast_params);
+        isl_ast_node_free(ast);
+        // 5. The loop nest's own order, for every value (schedule/ast_order.cpp; helper astorder).
+        PassTimer order_timer("parametric loop nest order");
+        *why = check_loop_nest_order(*st.sched, *root, st.domain.intersect_params(st.context),
+                                     st.flow.intersect_params(st.context), st.ast_params);
+        if (!why->empty()) return nullptr;
+        return root;
+    } catch (const isl::exception &e) {
+        *why = std::string("isl: ") + (e.what() ? e.what() : "error");
+        return nullptr;
+    }
+}
+
+/** Steps 1 to 3 of parametric_loop_nest: what they proved, or null with the reason in "why". */
+std::shared_ptr<const ParametricSteps> parametric_steps(const ir::Program &prog, const Pdg &pdg, const Schedule &sched,
+                                                        const std::map<int, int64_t> &min_values, bool shift,
+                                                        std::string *why, std::string *domains) {
     const PdgImpl &g = pdg.impl();
     const ScheduleImpl &im = sched.impl();
     std::map<std::string, int64_t> keep;
@@ -467,31 +494,14 @@ LoopNodePtr parametric(const ir::Program &prog, const Pdg &pdg, const Schedule &
             }
         }
         if (domains) *domains = isl_text(domain) + "\n" + isl_text(flow.coalesce());
-        if (!ast_too) {
-            *proven = true;
-            return nullptr;
-        }
-        // 4. isl's AST of the lifted schedule for every value in the context.
-        isl_ast_node *ast = nullptr;
-        {
-            PassTimer ast_timer("parametric AST");
-            isl_ast_build *build = isl_ast_build_from_context(par.context().release());
-            ast = isl_ast_build_node_from_schedule(build, lifted.release());
-            isl_ast_build_free(build);
-        }
-        if (!ast) {
-            *why = "isl could not build the parametric loop nest";
-            return nullptr;
-        }
-        LoopNodePtr root = loop_nest_from_ast(sched, ast, ast_params);
-        isl_ast_node_free(ast);
-        // 5. The loop nest's own order, for every value (schedule/ast_order.cpp; helper astorder).
-        PassTimer order_timer("parametric loop nest order");
-        *why = check_loop_nest_order(sched, *root, domain.intersect_params(par.context()),
-                                     flow.intersect_params(par.context()), ast_params);
-        if (!why->empty()) return nullptr;
-        *proven = true;
-        return root;
+        auto steps = std::make_shared<ParametricSteps>();
+        steps->sched = &sched;
+        steps->context = par.context();
+        steps->domain = domain;
+        steps->flow = flow;
+        steps->lifted = lifted;
+        steps->ast_params = ast_params;
+        return steps;
     } catch (const isl::exception &e) {
         *why = std::string("isl: ") + (e.what() ? e.what() : "error");
         return nullptr;
@@ -503,20 +513,25 @@ LoopNodePtr parametric(const ir::Program &prog, const Pdg &pdg, const Schedule &
 LoopNodePtr parametric_loop_nest(const ir::Program &prog, const Pdg &pdg, const Schedule &sched,
                                  const std::map<int, int64_t> &min_values, bool shift, std::string *why,
                                  std::string *domains) {
-    bool proven = false;
-    return parametric(prog, pdg, sched, min_values, shift, why, domains, true, &proven);
+    std::shared_ptr<const ParametricSteps> steps = parametric_steps(prog, pdg, sched, min_values, shift, why, domains);
+    return steps ? finish_parametric(*steps, why) : nullptr;
+}
+
+LoopNodePtr parametric_loop_nest(const ParametricSteps &steps, std::string *why) {
+    return finish_parametric(steps, why);
 }
 
 bool parametric_domains(const ir::Program &prog, const Pdg &pdg, const Schedule &sched,
-                        const std::map<int, int64_t> &min_values, bool shift, std::string *why, std::string *domains) {
-    bool proven = false;
-    parametric(prog, pdg, sched, min_values, shift, why, domains, false, &proven);
-    return proven;
+                        const std::map<int, int64_t> &min_values, bool shift, std::string *why, std::string *domains,
+                        std::shared_ptr<const ParametricSteps> *steps) {
+    std::shared_ptr<const ParametricSteps> s = parametric_steps(prog, pdg, sched, min_values, shift, why, domains);
+    if (steps) *steps = s;
+    return s != nullptr;
 }
 
 bool schedule_like(const ir::Program &prog, const Pdg &pdg, const std::vector<bool> &batch_dims,
                    const ir::Program &base_prog, const Schedule &base, bool shift, const std::string &domains,
-                   Schedule &out, std::string *why) {
+                   Schedule &out, std::string *why, bool loop_nest) {
     try {
         out.batch_dims = batch_dims;
         out.batch_dims.resize(prog.dims.size(), false);
@@ -555,7 +570,7 @@ bool schedule_like(const ir::Program &prog, const Pdg &pdg, const std::vector<bo
             *why = "the schedule breaks a dependence at other values";
             return false;
         }
-        build_loop_nest(out);
+        if (loop_nest) build_loop_nest(out);
         return true;
     } catch (const isl::exception &e) {
         *why = std::string("isl: ") + (e.what() ? e.what() : "error");

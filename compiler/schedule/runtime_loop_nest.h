@@ -3,9 +3,11 @@
 // `--bound NAME=V`, issue 4 §3; driver/runtime_bounds.cpp decides which bounds).  Private to
 // compiler/schedule and compiler/driver/runtime_bounds.cpp: isl types appear here.
 #include <isl/ast.h>
+#include <isl/cpp.h>
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -31,13 +33,30 @@ LoopNodePtr parametric_loop_nest(const ir::Program &prog, const Pdg &pdg, const 
                                  const std::map<int, int64_t> &min_values, bool shift, std::string *why,
                                  std::string *domains = nullptr);
 
+/** What steps 1 to 3 of parametric_loop_nest proved (the parametric domains, dependences,
+ *  lifted schedule and context), for its steps 4 and 5 later without redoing them. */
+struct ParametricSteps {
+    const Schedule *sched = nullptr;
+    isl::set context;
+    isl::union_set domain;
+    isl::union_map flow;
+    isl::schedule lifted;
+    std::map<std::string, std::pair<int, int64_t>> ast_params;
+};
+
 /** Steps 1 to 3 of parametric_loop_nest without isl's AST and the loop nest's order check (its
  *  costly part: 1.7 of PPO CartPole's 2.4 s): true when the parametric domains match and the
- *  schedule orders every parametric dependence, with "domains" as there.  The run-time bound
- *  check compares the program at another value against "domains" first, and builds the loop
- *  nest only for a bound that passes. */
+ *  schedule orders every parametric dependence, with "domains" as there, and (when "steps" is
+ *  not null) what they proved.  The run-time bound check compares the program at another
+ *  value against "domains" first, and builds the loop nest only for a bound that passes, from
+ *  "steps" (0.07 s of PPO CartPole's compile was steps 1 to 3 again). */
 bool parametric_domains(const ir::Program &prog, const Pdg &pdg, const Schedule &sched,
-                        const std::map<int, int64_t> &min_values, bool shift, std::string *why, std::string *domains);
+                        const std::map<int, int64_t> &min_values, bool shift, std::string *why, std::string *domains,
+                        std::shared_ptr<const ParametricSteps> *steps = nullptr);
+
+/** parametric_loop_nest from what parametric_domains proved ("steps", of the same schedule,
+ *  bounds and shift): steps 4 and 5 only. */
+LoopNodePtr parametric_loop_nest(const ParametricSteps &steps, std::string *why);
 
 /** The schedule of "base" (of "base_prog") applied to the same program compiled at other
  *  bound values ("prog" / "pdg" / "batch_dims"): statements and dependences from "pdg",
@@ -50,10 +69,12 @@ bool parametric_domains(const ir::Program &prog, const Pdg &pdg, const Schedule 
  *  guard or index constant that follows a bound (IR constants are concrete: `when t < T - 2`
  *  is `t < 3` at T = 5, `save net[I]` reads net[977]) makes the parametric sets wrong away
  *  from the compiled values.  "out" is
- *  default-constructed on entry. */
+ *  default-constructed on entry.  Without "loop_nest", out.root stays null: no isl AST is built
+ *  nor checked (the run-time bound check emits the variant under the parametric loop nest,
+ *  whose order parametric_loop_nest proves for every value, this one included). */
 bool schedule_like(const ir::Program &prog, const Pdg &pdg, const std::vector<bool> &batch_dims,
                    const ir::Program &base_prog, const Schedule &base, bool shift, const std::string &domains,
-                   Schedule &out, std::string *why);
+                   Schedule &out, std::string *why, bool loop_nest = true);
 
 /** build_ast.cpp: the LoopNode tree of "ast" over the statements of "s"; an isl parameter
  *  named in "params" (name → Program::bounds index, compiled value) becomes AstExpr::Bound. */

@@ -9,7 +9,10 @@ one core (taskset -c CORE):
   edit      the same with the runtime objects already cached but no program entry: what a
             user waits for after editing the program
   hit       `trlc S -o X` again on unchanged inputs: the executable copied from the cache
-and, once, the JAX arm's ahead-of-time compile of the same PPO CartPole training
+Each time is also given in CPU seconds (user + sys of trlc and the compiler it runs, from
+getrusage of the children), which another job on the machine changes far less than wall time
+(the "_cpu" keys of --json, the second number of each column).
+And, once, the JAX arm's ahead-of-time compile of the same PPO CartPole training
 (tools/bench/peers/ppo_cartpole_jax.py --iterations 1, its "compile_seconds"; skipped when jax
 is missing), for the ratio issue 14 asks about (trlc's edit build of ppo_cartpole at most half
 of JAX's compile).
@@ -21,6 +24,7 @@ import argparse
 import glob
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -30,12 +34,21 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def timed(cmd, env, core):
-    """Wall seconds of "cmd" pinned to "core"; raises on a non-zero exit."""
+def children_cpu():
+    u = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return u.ru_utime + u.ru_stime
+
+
+def timed(cmd, env, core, cpu=None):
+    """Wall seconds of "cmd" pinned to "core" (its CPU seconds in cpu[0] when "cpu" is a list);
+    raises on a non-zero exit."""
     full = (["taskset", "-c", str(core)] if shutil.which("taskset") else []) + cmd
+    c0 = children_cpu()
     t0 = time.perf_counter()
     r = subprocess.run(full, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     dt = time.perf_counter() - t0
+    if cpu is not None:
+        cpu[:] = [children_cpu() - c0]
     if r.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed ({r.returncode}):\n{r.stderr[-2000:]}")
     return dt, r.stdout
@@ -48,13 +61,19 @@ def sample_times(trlc, sample, core, work):
     env["TRLC_CACHE_DIR"] = cache
     exe = os.path.join(work, "prog")
     out = {"sample": os.path.relpath(sample, ROOT)}
-    out["frontend"], _ = timed([trlc, sample, "--emit=cuda"], env, core)
-    out["cold"], _ = timed([trlc, sample, "-o", exe, "--target=host"], env, core)
+    cpu = []
+
+    def run(key, cmd):
+        out[key], _ = timed(cmd, env, core, cpu)
+        out[key + "_cpu"] = round(cpu[0], 3)
+
+    run("frontend", [trlc, sample, "--emit=cuda"])
+    run("cold", [trlc, sample, "-o", exe, "--target=host"])
     for entry in os.listdir(cache):  # keep the runtime objects, forget the program
         if not entry.startswith("runtime-"):
             shutil.rmtree(os.path.join(cache, entry))
-    out["edit"], _ = timed([trlc, sample, "-o", exe, "--target=host"], env, core)
-    out["hit"], _ = timed([trlc, sample, "-o", exe, "--target=host"], env, core)
+    run("edit", [trlc, sample, "-o", exe, "--target=host"])
+    run("hit", [trlc, sample, "-o", exe, "--target=host"])
     return out
 
 
@@ -82,8 +101,9 @@ def main():
             rows.append(sample_times(a.trlc, os.path.abspath(s), a.core, work))
             if not a.json:
                 r = rows[-1]
-                print(f"{r['sample']:32s} frontend {r['frontend']:6.2f} s  cold {r['cold']:6.2f} s  "
-                      f"edit {r['edit']:6.2f} s  hit {r['hit']:5.2f} s", flush=True)
+                print(f"{r['sample']:32s} frontend {r['frontend']:6.2f} s ({r['frontend_cpu']:5.2f} cpu)  "
+                      f"cold {r['cold']:6.2f} s ({r['cold_cpu']:5.2f})  edit {r['edit']:6.2f} s ({r['edit_cpu']:5.2f})  "
+                      f"hit {r['hit']:5.2f} s ({r['hit_cpu']:4.2f})", flush=True)
     jax_s, why = (None, "--no-jax") if a.no_jax else jax_compile(a.core)
     ppo = next((r for r in rows if r["sample"].endswith("ppo_cartpole.trl")), None)
     summary = {"rows": rows, "jax_compile": jax_s}
