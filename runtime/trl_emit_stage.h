@@ -65,29 +65,56 @@ TRL_HOST_DEVICE inline long long trlg_put_bytes(char *slot, long long at, long l
 TRL_HOST_DEVICE inline long long trlg_dtype_bytes(int dtype) {
     return dtype == TRL_BOOL ? 1 : dtype == TRL_F64 ? 8 : 4;
 }
-/** Writes field f (a tuple with its elements) at slot + at; returns the offset after it. */
-TRL_HOST_DEVICE inline long long trlg_put_field(char *slot, long long at, long long cap, const trl_field *f) {
-    int key_len = 0;
-    while (f->key && f->key[key_len]) ++key_len;
-    const int head[4] = {f->dtype, f->rank, key_len, 0};
-    at = trlg_put_bytes(slot, at, cap, head, sizeof head);
-    for (int k = 0; k <= key_len && at + k < cap; ++k) slot[at + k] = k < key_len ? f->key[k] : 0;
-    at += (key_len + 8) / 8 * 8;  // the key and its NUL, padded to 8
-    if (f->dtype == TRL_TUPLE) {
-        for (int k = 0; k < f->rank; ++k) at = trlg_put_field(slot, at, cap, (const trl_field *)f->data + k);
-        return at;
+/** The deepest tuple nesting a staged record may have (a field of a tuple of a tuple ... is
+ *  depth 2); deeper records are marked overflowed (an internal error at the flush). */
+#define TRLG_TUPLE_DEPTH 16
+/** Writes the n fields (tuples with their elements, in order) at slot + at; returns the offset
+ *  after them, or more than cap when they do not fit or nest deeper than TRLG_TUPLE_DEPTH.
+ *  A loop over an explicit stack of the open tuples, not a recursion: a recursive device
+ *  function has no static stack size, and the CUDA driver runs it on the default 1 KiB stack,
+ *  which the kernel's own arrays already fill (samples/cartpole_rollout.trl's "episodes" emit
+ *  overflowed it on an H200: `Stack overflow` in compute-sanitizer, an unspecified launch
+ *  failure without).  One out-of-line copy on the device: the emit kernels stay small, and its
+ *  byte copies of the keys stay out of them (lit cuda/ptx-word-loads.test). */
+TRL_HOST_DEVICE TRLG_DEVICE_NOINLINE inline long long trlg_put_fields(char *slot, long long at, long long cap, const trl_field *fields,
+                                                 int n) {
+    const trl_field *next[TRLG_TUPLE_DEPTH];  // per open tuple (0: the record): its next field
+    int left[TRLG_TUPLE_DEPTH];               // and how many of its fields are still to write
+    int depth = 0;
+    next[0] = fields;
+    left[0] = n;
+    while (depth >= 0) {
+        if (left[depth] == 0) {
+            --depth;
+            continue;
+        }
+        const trl_field *f = next[depth]++;
+        --left[depth];
+        int key_len = 0;
+        while (f->key && f->key[key_len]) ++key_len;
+        const int head[4] = {f->dtype, f->rank, key_len, 0};
+        at = trlg_put_bytes(slot, at, cap, head, sizeof head);
+        for (int k = 0; k <= key_len && at + k < cap; ++k) slot[at + k] = k < key_len ? f->key[k] : 0;
+        at += (key_len + 8) / 8 * 8;  // the key and its NUL, padded to 8
+        if (f->dtype == TRL_TUPLE) {  // its elements next, then the rest of this level
+            if (depth + 1 == TRLG_TUPLE_DEPTH) return cap + 1;
+            ++depth;
+            next[depth] = (const trl_field *)f->data;
+            left[depth] = f->rank;
+            continue;
+        }
+        long long count = 1;
+        for (int k = 0; k < f->rank; ++k) count *= f->shape[k];
+        at = trlg_put_bytes(slot, at, cap, f->shape, 8LL * f->rank);
+        at = trlg_put_bytes(slot, at, cap, f->data, count * trlg_dtype_bytes(f->dtype));
     }
-    long long n = 1;
-    for (int k = 0; k < f->rank; ++k) n *= f->shape[k];
-    at = trlg_put_bytes(slot, at, cap, f->shape, 8LL * f->rank);
-    return trlg_put_bytes(slot, at, cap, f->data, n * trlg_dtype_bytes(f->dtype));
+    return at;
 }
 /** A point's record (fields) or skip (fields == nullptr) in its slot of cap bytes. */
 TRL_HOST_DEVICE inline void trlg_put_record(char *slot, long long cap, long long index, const trl_field *fields,
                                             int num_fields) {
     trlg_emit_head *h = (trlg_emit_head *)slot;
-    long long at = (long long)sizeof(trlg_emit_head);
-    for (int k = 0; k < num_fields; ++k) at = trlg_put_field(slot, at, cap, fields + k);
+    const long long at = trlg_put_fields(slot, (long long)sizeof(trlg_emit_head), cap, fields, fields ? num_fields : 0);
     h->num_fields = num_fields;
     h->index = index;
     h->status = at > cap ? TRLG_STAGED_OVERFLOW : fields ? TRLG_STAGED_RECORD : TRLG_STAGED_SKIP;
@@ -134,7 +161,7 @@ struct trlg_stage_state {
 };
 static trlg_stage_state trlg_stage_now;
 
-/** Reads the field at host slot bytes p (trlg_put_field's layout) into out (a tuple's elements
+/** Reads the field at host slot bytes p (trlg_put_fields' layout) into out (a tuple's elements
  *  into elems, which keeps them: a deque, whose elements stay where they are when nested tuples
  *  add more); returns the bytes after it. */
 static const char *trlg_get_field(const char *p, trl_field *out, std::deque<std::vector<trl_field>> &elems) {

@@ -6,17 +6,21 @@
 #   on the GPU machine:         bash tools/device_check.sh run [DIR]      (writes under $OUT)
 #
 # prepare builds every sample and the probe programs below for CUDA (sm_90: H100 and H200, PTX
-# embedded) and for the host, runs the host builds here at --bound I=3 and keeps their outputs
-# as the reference (tools/gpu_check.py --build-only --cuda), so the GPU machine runs only CUDA
-# executables; DIR (default build/device, ignored by git) is what the device call carries
-# (`carry: ["build/device"]`; about 30 MB).  run, on the GPU machine:
-#   1. nvidia-smi -L; every CUDA executable at --bound I=3 against its host reference (bytes, or
-#      within gpu_check's tolerance where cuBLAS sums differently) and under compute-sanitizer
-#      memcheck (gpu_check.py --prebuilt);
-#   2. PPO CartPole under compute-sanitizer racecheck and initcheck (--bound I=2);
-#   3. PPO CartPole's full training (977 iterations) timed on the GPU, then the JAX arm
-#      (tools/bench/peers/ppo_cartpole_jax.py, the whole training under one jax.jit) on the same
-#      GPU (JAX_PLATFORMS=cuda), and the table: wall seconds, env steps per second, ratio.
+# embedded) and for the host at -D I=3 (3 iterations), runs the host builds here and keeps their
+# outputs as the reference (tools/gpu_check.py --build-only --cuda), and builds PPO CartPole as a
+# user does (977 iterations) for the timings, so the GPU machine runs only CUDA executables; DIR
+# (default build/device, ignored by git) is what the device call carries (`carry:
+# ["build/device"]`; about 55 MB).  run, on the GPU machine, phases in the order of their value,
+# each under its own time cap (about 7 minutes in all, the lease's one call):
+#   1. nvidia-smi; every CUDA executable against its host reference (bytes, or within
+#      gpu_check's tolerance where cuBLAS sums differently), 4 at a time;
+#   2. PPO CartPole timed on the GPU, DEVICE_CHECK_PPO_ITERATIONS iterations (default 977);
+#   3. the same program's --profile for 20 iterations (the regions' time by CUDA events);
+#   4. the JAX arm (tools/bench/peers/ppo_cartpole_jax.py, the whole training under one jax.jit)
+#      on the same GPU (JAX_PLATFORMS=cuda), and the table: iterations, seconds, env steps per
+#      second, the ratio per iteration;
+#   5. every CUDA executable under compute-sanitizer memcheck, 8 at a time;
+#   6. PPO CartPole (3 iterations) under racecheck and initcheck.
 # Every log goes to $OUT (default DIR/out).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -29,9 +33,15 @@ prepare)
     progs=(samples/*.trl)
     for p in $probes; do progs+=("test/lit/programs/Inputs/$p.trl"); done
     rm -rf "$dir/check"
-    python3 tools/gpu_check.py --build-only --cuda --other-flags=--cuda-arch=sm_90 --bound I=3 \
+    mkdir -p "$dir"
+    printf '%s\n' "${progs[@]}" > "$dir/programs.txt"  # what run checks: the programs built here
+    # -D I=3: programs whose I sizes a buffer or was checked only from its default up
+    # (nstep_cartpole's 4000, reinforce_cartpole's 200) run 3 iterations too
+    python3 tools/gpu_check.py --build-only --cuda --other-flags=--cuda-arch=sm_90 --define I=3 --bound I=3 \
         --out "$dir/check" --programs "${progs[@]}" || exit 1
     rm -rf "$dir/check/cache"  # the build cache stays here
+    # PPO CartPole as a user builds it (977 iterations by default), for the timings
+    build/compiler/trlc samples/ppo_cartpole.trl --target=cuda --cuda-arch=sm_90 -o "$dir/ppo_cartpole" || exit 1
     du -sh "$dir"
     echo "device_check: prepared $dir; on the GPU: bash tools/device_check.sh run $dir (carry $dir)"
     ;;
@@ -40,62 +50,88 @@ run)
     # cuBLAS and the CUDA runtime of the toolkit there, should its loader not know the folder
     export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}/usr/local/cuda/lib64"
     out=${OUT:-$dir/out}
+    here=$PWD
     mkdir -p "$out"
+    # Phases in the order of their value, each under its own time cap, so that a lease's one
+    # call (about 7 minutes) brings back the correctness table and the timings even when a later
+    # phase (the sanitizers) runs out of time.
     {
         echo "== $(date -u) $(nvidia-smi -L 2>&1 | head -1)"
-        nvidia-smi --query-gpu=name,compute_cap,driver_version,memory.total --format=csv 2>&1
-        ldd "$dir/check/other/ppo_cartpole" 2>&1 | grep -E 'cublas|cudart|not found' 
-        echo "== 1. every program: CUDA against the host reference, memcheck"
-        python3 tools/gpu_check.py --prebuilt --cuda --bound I=3 --out "$dir/check" --timeout 300
+        nvidia-smi --query-gpu=name,compute_cap,driver_version,memory.total,clocks.sm --format=csv 2>&1
+        if ldd "$dir/check/other/ppo_cartpole" 2>&1 | grep -q 'not found'; then  # cuBLAS elsewhere (pip's)
+            lib=$(find /usr/local /opt /usr/lib -name 'libcublas.so.1*' 2>/dev/null | head -1)
+            [ -n "$lib" ] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$(dirname "$lib")"
+        fi
+        ldd "$dir/check/other/ppo_cartpole" 2>&1 | grep -E 'cublas|cudart|not found'
+        echo "== 1. every program: CUDA against the host reference (no sanitizer; 4 at a time)"
+        mapfile -t progs < "$dir/programs.txt"
+        timeout 110 python3 tools/gpu_check.py --prebuilt --cuda --bound I=3 --out "$dir/check" --timeout 90 \
+            --sanitizer none --jobs 4 --programs "${progs[@]}"
         cp "$dir/check/gpu_check.json" "$out/" 2>/dev/null
-        ppo="$dir/check/other/ppo_cartpole"
-        mkdir -p "$out/ppo_sanitize" && cd "$out/ppo_sanitize" || exit 1
-        for tool in racecheck initcheck; do
-            echo "== 2. compute-sanitizer --tool $tool: ppo_cartpole --bound I=2"
-            timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 "$OLDPWD/$ppo" --bound I=2 --quiet \
-                > "$out/$tool.txt" 2>&1
-            echo "exit $? ($(grep -c -i 'error' "$out/$tool.txt") lines with 'error'; $out/$tool.txt)"
-            tail -3 "$out/$tool.txt"
-        done
-        cd "$OLDPWD" || exit 1
-        echo "== 3. PPO CartPole, full training (977 iterations), trlc CUDA then JAX on the same GPU"
+        ppo="$here/$dir/ppo_cartpole"  # as a user builds it: 977 iterations by default
+        iters=${DEVICE_CHECK_PPO_ITERATIONS:-977}
+        echo "== 2. PPO CartPole on the GPU: $iters iterations (--bound I=$iters), at most 150 s"
         mkdir -p "$out/ppo_cuda" && cd "$out/ppo_cuda" || exit 1
         t0=$(date +%s.%N)
-        timeout 900 "$OLDPWD/$ppo" --log ppo.jsonl --quiet > stdout.txt 2> stderr.txt
+        timeout 150 "$ppo" --bound I="$iters" --log ppo.jsonl > stdout.txt 2> stderr.txt
         rc=$?
         t1=$(date +%s.%N)
-        cd "$OLDPWD" || exit 1
+        cd "$here" || exit 1
         trlc_s=$(python3 -c "print(round($t1 - $t0, 2))")
-        echo "trlc cuda: exit $rc, $trlc_s s wall; $(tail -2 "$out/ppo_cuda/stderr.txt")"
-        JAX_PLATFORMS=cuda timeout 900 python3 tools/bench/peers/ppo_cartpole_jax.py --iterations 977 \
+        echo "trlc cuda: exit $rc, $trlc_s s wall, $(grep -c '"iteration"' "$out/ppo_cuda/ppo.jsonl" 2>/dev/null) iterations logged"
+        tail -c 400 "$out/ppo_cuda/stderr.txt"; echo
+        echo "== 3. PPO CartPole --profile (20 iterations): the regions' time on the GPU (CUDA events)"
+        (cd "$out" && timeout 30 "$ppo" --bound I=20 --quiet --log ppo20.jsonl --profile ppo_profile.json \
+            > /dev/null 2> ppo_profile.txt; echo "exit $?"; head -12 ppo_profile.txt)
+        echo "== 4. JAX on the same GPU (the whole training under one jax.jit), at most 100 s"
+        JAX_PLATFORMS=cuda timeout 100 python3 tools/bench/peers/ppo_cartpole_jax.py --iterations 977 \
             --log "$out/jax.jsonl" > "$out/jax.txt" 2>&1
         echo "jax: exit $?: $(tail -1 "$out/jax.txt")"
-        python3 - "$trlc_s" "$out/jax.txt" "$out/ppo_cuda/ppo.jsonl" "$rc" <<'EOF'
+        python3 - "$trlc_s" "$out/jax.txt" "$out/ppo_cuda/ppo.jsonl" "$rc" "$iters" <<'PY'
 import json, sys
-trlc_s, trlc_rc = float(sys.argv[1]), int(sys.argv[4])
+trlc_s, trlc_rc, iters = float(sys.argv[1]), int(sys.argv[4]), int(sys.argv[5])
 try:
     jax = json.loads(open(sys.argv[2]).read().strip().splitlines()[-1])
 except Exception:
     jax = {}
-steps = 977 * 512
+rets = []
 try:
-    rets = [json.loads(l).get("episodic_return") for l in open(sys.argv[3]) if "episodic_return" in l]
+    for line in open(sys.argv[3]):
+        try:
+            r = json.loads(line)
+        except ValueError:
+            continue  # a line cut by the time limit
+        if "episodic_return" in r:
+            rets.append(r["episodic_return"])
 except OSError:
-    rets = []
+    pass
 last = rets[-100:]
-print(f"{'arm':10s} {'train s':>9s} {'steps/s':>10s}  notes")
+print(f"{'arm':10s} {'iters':>6s} {'train s':>9s} {'steps/s':>10s}  notes")
 if trlc_rc != 0:
-    print(f"{'trlc cuda':10s} FAILED (exit {trlc_rc}; ppo_cuda/stderr.txt)")
+    print(f"{'trlc cuda':10s} FAILED or cut (exit {trlc_rc} after {trlc_s} s; ppo_cuda/stderr.txt)")
 else:
-    print(f"{'trlc cuda':10s} {trlc_s:9.2f} {steps / trlc_s:10.0f}  wall of the whole program (init, "
-          f"compile-free); last-100 mean {sum(last) / max(1, len(last)):.1f}")
+    print(f"{'trlc cuda':10s} {iters:6d} {trlc_s:9.2f} {iters * 512 / trlc_s:10.0f}  wall of the whole program "
+          f"(start-up included); last-100 mean {sum(last) / max(1, len(last)):.1f}")
 if jax:
     js = jax.get("train_seconds", float("nan"))
-    print(f"{'jax':10s} {js:9.2f} {steps / js:10.0f}  compile {jax.get('compile_seconds')} s apart; "
+    print(f"{'jax':10s} {977:6d} {js:9.2f} {977 * 512 / js:10.0f}  compile {jax.get('compile_seconds')} s apart; "
           f"jax {jax.get('jax')}")
     if trlc_rc == 0:
-        print(f"trlc / jax time: {trlc_s / js:.2f} (< 1: trlc faster)")
-EOF
+        print(f"trlc / jax time per iteration: {trlc_s / iters / (js / 977):.2f} (< 1: trlc faster)")
+PY
+        echo "== 5. every program under compute-sanitizer memcheck (8 at a time, 60 s each)"
+        timeout 80 python3 tools/gpu_check.py --prebuilt --cuda --bound I=3 --out "$dir/check" --timeout 60 \
+            --sanitizer memcheck --sanitize-timeout 60 --jobs 8 --programs "${progs[@]}"
+        echo "== 6. PPO under racecheck and initcheck (3 iterations)"
+        mkdir -p "$out/ppo_sanitize" && cd "$out/ppo_sanitize" || exit 1
+        for tool in racecheck initcheck; do  # the check build: 3 iterations (-D I=3)
+            timeout 45 compute-sanitizer --tool $tool --error-exitcode 9 "$here/$dir/check/other/ppo_cartpole" --quiet \
+                > "$out/$tool.txt" 2>&1
+            echo "$tool: exit $? ($(grep -c -i 'error' "$out/$tool.txt") lines with 'error')"
+            tail -3 "$out/$tool.txt"
+        done
+        cd "$here" || exit 1
+        echo "== done $(date -u)"
     } 2>&1 | tee "$out/device_check.txt"
     ;;
 *)

@@ -29,6 +29,7 @@ with it (tools/device_check.sh does both halves, and times PPO against JAX there
         [--timeout 600] [--emu]
 """
 import argparse
+import concurrent.futures
 import glob
 import json
 import math
@@ -236,13 +237,13 @@ def check(prog, a, gpu, out):
         row["outputs"] = "close" if not why else "DIFF"
         if why:
             row.update(status="FAIL", detail=why)
-    if gpu and shutil.which("compute-sanitizer"):
+    if gpu and a.sanitizer != "none" and shutil.which("compute-sanitizer"):
         wd = os.path.join(out, "other", name + ".sanitize")
         shutil.rmtree(wd, ignore_errors=True)
         os.makedirs(wd)
         flags = ["--quiet"] + [f for b in a.bound for f in ("--bound", b)]
-        r, err, _ = run(["compute-sanitizer", "--tool", "memcheck", "--error-exitcode", "9", exe["other"]] + flags,
-                        wd, a.timeout * 20)
+        r, err, _ = run(["compute-sanitizer", "--tool", a.sanitizer, "--error-exitcode", "9", exe["other"]] + flags,
+                        wd, a.sanitize_timeout or a.timeout * 20)
         row["sanitizer"] = "clean" if not err else "REPORT"
         if err:
             row.update(status="FAIL", detail=(row.get("detail", "") + " sanitizer: " + err)[:400])
@@ -274,6 +275,12 @@ def main():
     ap.add_argument("--rtol", type=float, default=1e-5)
     ap.add_argument("--atol", type=float, default=1e-6)
     ap.add_argument("--timeout", type=int, default=600)
+    ap.add_argument("--sanitizer", default="memcheck",
+                    help="compute-sanitizer tool for the CUDA runs on a GPU (memcheck, racecheck, initcheck, "
+                         "synccheck), or none")
+    ap.add_argument("--sanitize-timeout", type=int, default=0,
+                    help="seconds per sanitizer run (default 20 x --timeout)")
+    ap.add_argument("--jobs", type=int, default=1, help="programs checked at once (a GPU is shared by them)")
     a = ap.parse_args()
     a.out = os.path.abspath(a.out)  # the runs' working directories are below it
     gpu, why = gpu_present()
@@ -289,14 +296,21 @@ def main():
                                  glob.glob(os.path.join(ROOT, "test", "lit", "programs", "Inputs", "*.trl")))
     os.makedirs(a.out, exist_ok=True)
     rows = []
-    for p in progs:
-        row = check(os.path.abspath(p), a, gpu, a.out)
-        rows.append(row)
-        print(f"{row['program']:48s} {row['status']:4s} host {row.get('host_s', '-'):>6} s  "
-              f"{'cuda' if gpu else 'emu ' if a.emu else '-O1 '} {row.get('other_s', '-'):>6} s  "
-              f"outputs {row.get('outputs', '-'):5s}"
-              f"{'  sanitizer ' + row['sanitizer'] if 'sanitizer' in row else ''}"
-              f"{'  ' + row['detail'] if 'detail' in row else ''}", flush=True)
+
+    def one(p):
+        try:
+            return check(os.path.abspath(p), a, gpu, a.out)
+        except Exception as e:  # a broken program's check must not lose the others' rows
+            return {"program": os.path.relpath(p, ROOT), "status": "FAIL", "detail": f"gpu_check: {e!r}"}
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
+        for row in pool.map(one, progs):
+            rows.append(row)
+            print(f"{row['program']:48s} {row['status']:4s} host {row.get('host_s', '-'):>6} s  "
+                  f"{'cuda' if gpu else 'emu ' if a.emu else '-O1 '} {row.get('other_s', '-'):>6} s  "
+                  f"outputs {row.get('outputs', '-'):5s}"
+                  f"{'  sanitizer ' + row['sanitizer'] if 'sanitizer' in row else ''}"
+                  f"{'  ' + row['detail'] if 'detail' in row else ''}", flush=True)
     failed = [r for r in rows if r["status"] != "ok"]
     print(f"gpu_check: {len(rows) - len(failed)} of {len(rows)} programs ok")
     with open(os.path.join(a.out, "gpu_check.json"), "w") as f:

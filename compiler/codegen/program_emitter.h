@@ -190,7 +190,7 @@ private:
     /** sizeof(trlg_emit_head) of runtime/trl_emit_stage.h: a staged record's head. */
     static constexpr int64_t kStagedHeadBytes = 56;
     /** The bytes field `key` of value v takes in a stage slot, at its static maximum shape
-     *  (trlg_put_field's layout, runtime/trl_emit_stage.h). */
+     *  (trlg_put_fields' layout, runtime/trl_emit_stage.h). */
     static int64_t staged_bytes(const std::string &key, const Val &v);
     ExprEmitter::BoundValues bound_values_;      // run-time bounds read by kernels as values
     std::map<std::string, RowSplit> row_split_;  // kernel name -> its row split (codegen/row_split.h)

@@ -12,7 +12,12 @@ per sample in name order, or "FAILED: NAME" with the tool's output, and exits 1 
 ptxas reports every kernel's stack frame (-Xptxas -v): a frame above 16 KiB fails the sample
 ("FRAME: NAME: KERNEL N bytes"; issue 18 point 2: CUDA allows 512 KiB of local memory per thread
 and the driver reserves frame x resident threads, so large frames cannot launch); the largest
-is printed as "frames: NAME <= 16384 bytes (largest N)".  Nothing runs the code (no GPU in CI)."""
+is printed as "frames: NAME <= 16384 bytes (largest N)".  No device function may be recursive (a
+cycle in the PTX call graph, read from the kept .ptx files): ptxas cannot size such a kernel's
+stack, the driver runs it on the default 1 KiB, and a kernel with larger locals overflows it
+(seen on an H200: cartpole_rollout's "episodes" emit, whose record writer was recursive, failed
+with an unspecified launch failure).  A recursive sample prints "RECURSIVE: NAME: FUNCTIONS", and
+"calls: NAME acyclic" otherwise.  Nothing runs the code (no GPU in CI)."""
 import concurrent.futures
 import glob
 import os
@@ -33,15 +38,47 @@ if not files:
 def build(path):
     name = os.path.basename(path)
     cu = os.path.join(out, name[:-4] + ".cu")
+    keep = os.path.join(out, name[:-4] + ".keep")  # nvcc's intermediates: the PTX of both targets
+    os.makedirs(keep, exist_ok=True)
     with open(cu, "wb") as f:
         p = subprocess.run([trlc, path, "--emit=cuda"], stdout=f, stderr=subprocess.PIPE)
     if p.returncode != 0:
-        return name, False, p.stderr.decode()
+        return name, False, p.stderr.decode(), ""
     p = subprocess.run([nvcc, "-std=c++17", "-O2", "-fmad=false",
                         "-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90,code=sm_90",
-                        "-Xptxas", "-v", "-I", runtime, "-x", "cu", "-c", cu, "-o", cu[:-3] + ".o"],
+                        "-Xptxas", "-v", "-I", runtime, "-x", "cu", "-c", cu, "-o", cu[:-3] + ".o",
+                        "-keep", "-keep-dir", keep],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    return name, p.returncode == 0, p.stdout.decode()
+    ptx = ""
+    for f in sorted(glob.glob(os.path.join(keep, "*.ptx"))):
+        with open(f) as fh:
+            ptx += fh.read() + "\n"
+    shutil.rmtree(keep, ignore_errors=True)
+    return name, p.returncode == 0, p.stdout.decode(), ptx
+
+
+def recursive(ptx):
+    """The functions on a cycle of the PTX call graph (.entry and .func bodies, `call` targets)."""
+    calls, fn = {}, None
+    for m in re.finditer(r"\.(?:entry|func)\s+(?:\([^)]*\)\s*)?([\w$]+)\s*\(|\bcall(?:\.uni)?\s+"
+                         r"(?:\([^)]*\)\s*,\s*)?([\w$]+)", ptx):
+        if m.group(1):
+            fn = m.group(1)
+            calls.setdefault(fn, set())
+        elif fn:
+            calls[fn].add(m.group(2))
+    on_cycle = set()
+    for start in calls:  # a function reaching itself
+        seen, todo = set(), list(calls[start])
+        while todo:
+            f = todo.pop()
+            if f == start:
+                on_cycle.add(start)
+                break
+            if f not in seen:
+                seen.add(f)
+                todo.extend(calls.get(f, ()))
+    return sorted(on_cycle)
 
 
 LIMIT = 16 * 1024
@@ -62,7 +99,7 @@ def frames(log):
 
 failed = False
 with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-    for name, ok, log in pool.map(build, files):
+    for name, ok, log, ptx in pool.map(build, files):
         if ok:
             print(f"compiled: {name} (sm_80,sm_90)")
             fr = frames(log)
@@ -72,6 +109,11 @@ with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
             failed = failed or bool(big) or not fr
             print(f"frames: {name} {'<=' if not big else '>'} {LIMIT} bytes "
                   f"(largest {max((b for _, b in fr), default=-1)}, {len(fr)} functions)")
+            rec = recursive(ptx)
+            if rec:
+                print(f"RECURSIVE: {name}: {' '.join(rec)}")
+            failed = failed or bool(rec) or not ptx
+            print(f"calls: {name} {'acyclic' if ptx and not rec else 'CYCLIC' if rec else 'NO PTX'}")
         else:
             failed = True
             print(f"FAILED: {name}\n{log}")
