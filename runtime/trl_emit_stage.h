@@ -76,8 +76,8 @@ TRL_HOST_DEVICE inline long long trlg_dtype_bytes(int dtype) {
  *  overflowed it on an H200: `Stack overflow` in compute-sanitizer, an unspecified launch
  *  failure without).  One out-of-line copy on the device: the emit kernels stay small, and its
  *  byte copies of the keys stay out of them (lit cuda/ptx-word-loads.test). */
-TRL_HOST_DEVICE TRLG_DEVICE_NOINLINE inline long long trlg_put_fields(char *slot, long long at, long long cap, const trl_field *fields,
-                                                 int n) {
+TRL_HOST_DEVICE TRLG_DEVICE_NOINLINE inline long long trlg_put_fields(char *slot, long long at, long long cap,
+                                                                      const trl_field *fields, int n) {
     const trl_field *next[TRLG_TUPLE_DEPTH];  // per open tuple (0: the record): its next field
     int left[TRLG_TUPLE_DEPTH];               // and how many of its fields are still to write
     int depth = 0;
