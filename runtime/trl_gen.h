@@ -72,6 +72,18 @@ static void trlg_set_frames(trl_ctx *ctx, size_t bytes) {
 #else
 #define TRLG_SEQ
 #endif
+// ---- a row-split kernel's publication (compiler/codegen/row_split.h): this thread's elements
+// [lo, hi) of src copied into the workspace's publish region at dst, then a barrier of the
+// kernel's threads (TRL_ROW_BARRIER: every thread of the block runs this statement), after
+// which `T *const name` (= dst) holds every thread's rows.  One line per publication.
+template <class T>
+TRL_HOST_DEVICE inline T *trlg_publish(T *dst, const T *src, long long lo, long long hi) {
+    for (long long i = lo; i < hi; ++i) dst[i] = src[i];
+    return dst;
+}
+#define TRLG_PUBLISH(T, name, dst, src, lo, hi)                                                                        \
+    T *const name = trlg_publish((T *)(dst), (src), (lo), (hi));                                                       \
+    TRL_ROW_BARRIER()
 // ---- orthogonal(): one out-of-line copy on the device.  Inlined at each call with its
 // constant shape, NVVM specialised and unrolled the Householder loops per call (~10 s of CPU
 // for the six calls of an actor-critic's initializer).  Same code on the host.

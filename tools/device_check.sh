@@ -14,13 +14,15 @@
 # each under its own time cap (about 7 minutes in all, the lease's one call):
 #   1. nvidia-smi; every CUDA executable against its host reference (bytes, or within
 #      gpu_check's tolerance where cuBLAS sums differently), 4 at a time;
-#   2. PPO CartPole timed on the GPU, DEVICE_CHECK_PPO_ITERATIONS iterations (default 977);
+#   2. PPO CartPole timed on the GPU, DEVICE_CHECK_PPO_ITERATIONS iterations (default 977), and
+#      again with each TRLC_ROWS_THREADS of DEVICE_CHECK_ROWS_THREADS (row-split block sizes);
 #   3. the same program's --profile for 20 iterations (the regions' time by CUDA events);
 #   4. the JAX arm (tools/bench/peers/ppo_cartpole_jax.py, the whole training under one jax.jit)
 #      on the same GPU (JAX_PLATFORMS=cuda), and the table: iterations, seconds, env steps per
 #      second, the ratio per iteration;
 #   5. every CUDA executable under compute-sanitizer memcheck, 8 at a time;
-#   6. PPO CartPole (3 iterations) under racecheck and initcheck.
+#   6. PPO CartPole (3 iterations) under racecheck and initcheck (DEVICE_CHECK_SANITIZERS).
+# DEVICE_CHECK_MEMCHECK_S caps phase 5 (default 80 s); DEVICE_CHECK_NO_JAX=1 skips the JAX run.
 # Every log goes to $OUT (default DIR/out).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -80,11 +82,17 @@ run)
         trlc_s=$(python3 -c "print(round($t1 - $t0, 2))")
         echo "trlc cuda: exit $rc, $trlc_s s wall, $(grep -c '"iteration"' "$out/ppo_cuda/ppo.jsonl" 2>/dev/null) iterations logged"
         tail -c 400 "$out/ppo_cuda/stderr.txt"; echo
+        for v in ${DEVICE_CHECK_ROWS_THREADS:-}; do  # row-split blocks of other sizes (trl_rows_block)
+            t0=$(date +%s.%N)
+            (cd "$out/ppo_cuda" && TRLC_ROWS_THREADS=$v timeout 60 "$ppo" --bound I="$iters" --quiet --log rows$v.jsonl \
+                > /dev/null 2> rows$v.err)
+            echo "TRLC_ROWS_THREADS=$v: exit $?, $(python3 -c "print(round($(date +%s.%N) - $t0, 2))") s for $iters iterations"
+        done
         echo "== 3. PPO CartPole --profile (20 iterations): the regions' time on the GPU (CUDA events)"
         (cd "$out" && timeout 30 "$ppo" --bound I=20 --quiet --log ppo20.jsonl --profile ppo_profile.json \
             > /dev/null 2> ppo_profile.txt; echo "exit $?"; head -12 ppo_profile.txt)
         echo "== 4. JAX on the same GPU (the whole training under one jax.jit), at most 100 s"
-        JAX_PLATFORMS=cuda timeout 100 python3 tools/bench/peers/ppo_cartpole_jax.py --iterations 977 \
+        [ -n "${DEVICE_CHECK_NO_JAX:-}" ] || JAX_PLATFORMS=cuda timeout 100 python3 tools/bench/peers/ppo_cartpole_jax.py --iterations 977 \
             --log "$out/jax.jsonl" > "$out/jax.txt" 2>&1
         echo "jax: exit $?: $(tail -1 "$out/jax.txt")"
         python3 - "$trlc_s" "$out/jax.txt" "$out/ppo_cuda/ppo.jsonl" "$rc" "$iters" <<'PY'
@@ -120,11 +128,11 @@ if jax:
         print(f"trlc / jax time per iteration: {trlc_s / iters / (js / 977):.2f} (< 1: trlc faster)")
 PY
         echo "== 5. every program under compute-sanitizer memcheck (8 at a time, 60 s each)"
-        timeout 80 python3 tools/gpu_check.py --prebuilt --cuda --bound I=3 --out "$dir/check" --timeout 60 \
+        timeout ${DEVICE_CHECK_MEMCHECK_S:-80} python3 tools/gpu_check.py --prebuilt --cuda --bound I=3 --out "$dir/check" --timeout 60 \
             --sanitizer memcheck --sanitize-timeout 60 --jobs 8 --programs "${progs[@]}"
         echo "== 6. PPO under racecheck and initcheck (3 iterations)"
         mkdir -p "$out/ppo_sanitize" && cd "$out/ppo_sanitize" || exit 1
-        for tool in racecheck initcheck; do  # the check build: 3 iterations (-D I=3)
+        for tool in ${DEVICE_CHECK_SANITIZERS:-racecheck initcheck}; do  # the check build: 3 iterations (-D I=3)
             timeout 45 compute-sanitizer --tool $tool --error-exitcode 9 "$here/$dir/check/other/ppo_cartpole" --quiet \
                 > "$out/$tool.txt" 2>&1
             echo "$tool: exit $? ($(grep -c -i 'error' "$out/$tool.txt") lines with 'error')"

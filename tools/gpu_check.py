@@ -241,7 +241,7 @@ def check(prog, a, gpu, out):
         wd = os.path.join(out, "other", name + ".sanitize")
         shutil.rmtree(wd, ignore_errors=True)
         os.makedirs(wd)
-        flags = ["--quiet"] + [f for b in a.bound for f in ("--bound", b)]
+        flags = ["--quiet"] + [f for b in bounds_for(exe["other"], a.bound) for f in ("--bound", b)]
         r, err, _ = run(["compute-sanitizer", "--tool", a.sanitizer, "--error-exitcode", "9", exe["other"]] + flags,
                         wd, a.sanitize_timeout or a.timeout * 20)
         row["sanitizer"] = "clean" if not err else "REPORT"

@@ -80,7 +80,8 @@ std::string ProgramEmitter::tensor_point_body(const Statement &st, int indent, s
     }
     if (bp != kp_.blas.end()) bind_products(ee, bp->second, bp->second.products.size());
     if (rows) {  // codegen/row_split.h
-        *rows = plan_row_split({eq.body.get()}, {}, ee.memoized());
+        const bool publish = bp != kp_.blas.end() && enable_publish(ee);
+        *rows = plan_row_split({eq.body.get()}, {}, ee.memoized(), publish);
         if (!*rows) throw RowSplitUnsupported{"nothing to split"};
         ee.set_row_split(&**rows);
     }
@@ -108,8 +109,10 @@ std::string ProgramEmitter::with_row_split(int64_t points, const std::string &ke
     if (opts_.row_split && points == 1) {
         std::optional<RowSplit> rows;
         try {
+            kernel_publish_ = 0;
             std::string body = emit(&rows);
             row_split_[kernel] = *rows;
+            publish_bytes_ = std::max(publish_bytes_, kernel_publish_);
             return body;
         } catch (const RowSplitUnsupported &) {  // emitted for one thread below
         }
@@ -197,7 +200,7 @@ void ProgramEmitter::bind_products(ExprEmitter &ee, const BlasPlan &bp, size_t c
         v.maxs = p.a_vector ? std::vector<int64_t>{p.n} : std::vector<int64_t>{p.m, p.n};
         for (int64_t d : v.maxs) v.dims.push_back(lit_int(d));
         ee.line(std::string("const ") + ctype(p.dt) + " *" + v.name + " = (const " + ctype(p.dt) + " *)(ws + " +
-                lit_int(p.c_off) + ") + e * " + lit_int(p.m * p.n) + ";  // product at " + where(p.node->loc));
+                lit_int(p.c_off) + ") + e * " + lit_int(p.m * p.n) + ";  // product at " + short_where(p.node->loc));
         ee.bind(*p.node, v);
         // Its operands computed into the workspace by the operand kernel are read from
         // there too (dy of a backward layer feeds dy·Wᵀ and xᵀ·dy): not computed again.
@@ -247,8 +250,10 @@ void ProgramEmitter::operand_function(int si, size_t j) {
             std::to_string(bp.points * p.m) + ", " + std::to_string(p.k) + "] x [" + std::to_string(p.k) + ", " +
             std::to_string(p.n) + "], trl_gemm)\n";
     const std::string kname = "k_" + ident(st.name) + "_operands" + std::to_string(j);
+    publish_ok_ = true;  // an operand kernel takes the workspace
     body +=
         with_row_split(bp.points, kname, [&](std::optional<RowSplit> *rows) { return operand_body(st, bp, j, rows); });
+    publish_ok_ = false;
     out_ += kernel_text(kname,
                         "TRL_KERNEL " + kname + "(TRL_KERNEL_RANGE" + row_params(kname) +
                             ", char *arena, char *ws, trl::Philox2x32Key stream" + params(st) + ") {\n",
@@ -265,7 +270,9 @@ std::string ProgramEmitter::kernel_text(const std::string &name, const std::stri
     if (row_split_.count(name)) s.replace(header.size() + 4, index.size() - 4, "TRL_ROWS_INDEX(");
     if (frame_.max > 0) {  // `TRLG_FRAME(bytes) TRL_KERNEL_INDEX(e, n) {`: the frame, then the points
         s.insert(header.size() + 4, "TRLG_FRAME(" + std::to_string(frame_.max) + ") ");
-        frames_bytes_ = std::max(frames_bytes_, frame_.max * device_grid_threads(points));
+        // a row-split kernel's one block has up to TRL_ROWS_MAX_BLOCK threads (trl_rows_block)
+        const int64_t threads = row_split_.count(name) ? kDeviceRowsMaxBlock : device_grid_threads(points);
+        frames_bytes_ = std::max(frames_bytes_, frame_.max * threads);
     }
     frame_ = KernelFrame{};
     return s + "}\n";
@@ -294,7 +301,7 @@ std::string ProgramEmitter::operand_body(const Statement &st, const BlasPlan &bp
         if (!p.b_in_place) split_roots.push_back(p.node->args[1].get());
         for (const BlasSpill &sp : bp.spills)
             if (sp.producer == static_cast<int>(j)) whole_roots.push_back(sp.node);
-        *rows = plan_row_split(split_roots, whole_roots, ee.memoized());
+        *rows = plan_row_split(split_roots, whole_roots, ee.memoized(), enable_publish(ee));
         if (!*rows) throw RowSplitUnsupported{"nothing to split"};
         ee.set_row_split(&**rows);
     }
@@ -431,8 +438,10 @@ void ProgramEmitter::statement_function(int si) {
         out_ += "\n// " + st.name + ": " + x.name + " at " + where(eq.loc) +
                 (gemm ? " (its products read from the workspace)" : "") + "\n";
         body += "    TRL_KERNEL_INDEX(e, n) {\n";
+        publish_ok_ = gemm;  // the kernel takes the workspace
         body += with_row_split(batch_count(st, x.dims), fname,
                                [&](std::optional<RowSplit> *rows) { return tensor_point_body(st, 2, rows); });
+        publish_ok_ = false;
         body += "    }\n";
         out_ += kernel_text(fname,
                             "TRL_KERNEL " + fname + "(TRL_KERNEL_RANGE" + row_params(fname) + ", char *arena, " +

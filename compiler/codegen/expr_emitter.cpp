@@ -22,6 +22,8 @@ Val ExprEmitter::emit_ew(const ir::Node &n) {
     cur_split_ = row_split_ && row_split_->nodes.count(&n) && n.kind != NodeKind::Tuple;
     Val v = emit_uncached(n);
     cur_split_ = saved;
+    if (row_split_ && row_split_->published.count(&n) && v.split && !v.tuple && !v.scalar() && publish_bytes)
+        v = publish(v);
     if (row_split_) check_split(n, v);
     memo_[&n] = v;
     return v;
@@ -35,6 +37,24 @@ void ExprEmitter::check_split(const ir::Node &n, const Val &v) {
         auto m = a ? memo_.find(a.get()) : memo_.end();
         if (m != memo_.end() && m->second.split) throw RowSplitUnsupported{"a split value read by a whole one"};
     }
+}
+
+Val ExprEmitter::publish(const Val &v) {
+    Val m = v.lazy ? materialize(v) : v;  // this thread's rows (materialize keeps the split)
+    if (m.buffer >= 0) {                  // a view of stored bytes: whole already
+        m.split = false;
+        return m;
+    }
+    const int64_t off = (*publish_bytes + 15) / 16 * 16;
+    *publish_bytes = off + m.max_numel() * leaf_size(m.dt);
+    Val pub = m;
+    pub.name = fresh("pub");
+    const std::string ct = ctype(m.dt);
+    const std::string row = prod_c(m.dims, 1, m.dims.size());
+    line("TRLG_PUBLISH(" + ct + ", " + pub.name + ", " + publish_base + " + " + std::to_string(off) + ", " + m.name +
+         ", " + mul_c("trl_r0", row) + ", " + mul_c("trl_r1", row) + ");");
+    pub.split = false;
+    return pub;
 }
 
 void ExprEmitter::count_uses(const ir::Node &root) {

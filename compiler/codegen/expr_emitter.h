@@ -287,6 +287,10 @@ inline int64_t device_grid_threads(int64_t points) {
     return std::min<int64_t>((points + block - 1) / block, 256) * block;
 }
 
+/** The most threads of a row-split kernel's block on the device: TRL_ROWS_MAX_BLOCK of
+ *  runtime/trl_rt.h (trl_rows_block), for which its frames are sized. */
+constexpr int64_t kDeviceRowsMaxBlock = 256;
+
 struct KernelFrame {
     int64_t at = 0;                  // next free offset (bytes)
     int64_t max = 0;                 // the frame's size so far (bytes, a multiple of 16)
@@ -371,6 +375,12 @@ public:
      *  value would reach a consumer that needs all of its rows. */
     void set_row_split(const RowSplit *rs) { row_split_ = saved_row_split_ = rs; }
     bool row_mode() const { return row_split_ != nullptr; }
+    /** Where a row-split kernel publishes (codegen/row_split.h): a C expression of the region's
+     *  start ("ws + 412160"), and the bytes its publications take so far (the kernel's; the
+     *  caller sizes the region by the largest).  Empty / null: nothing is published, and a
+     *  planned publication throws RowSplitUnsupported as a split value read whole does. */
+    std::string publish_base;
+    int64_t *publish_bytes = nullptr;
     /** In a row-split kernel whose value overwrites bytes it read (buffer "dst_buffer"), a
      *  barrier of the launch's threads: every thread has read them (its value is in locals by
      *  now: materialized, unaliased) before any stores.  Nothing otherwise. */
@@ -721,6 +731,9 @@ private:
     /** After emitting node "n" as "v": a split value only where the plan says so, and read only
      *  by split consumers (or a stored root tuple). */
     void check_split(const ir::Node &n, const Val &v);
+    /** The published copy of split value "v" (row_split.h): this thread's rows copied into the
+     *  publish region, then a barrier of the launch's threads; a whole value (split false). */
+    Val publish(const Val &v);
 };
 
 /** What every generated file defines after its includes and kArenaBytes: kTrlFiles (the

@@ -53,10 +53,19 @@ Val ExprEmitter::emit_reduce(const ir::Node &n, const Val &x1) {
     std::string cnt = whole ? x0.numel() : prod_c(rdims);
     auto xst = strides_c(x0.dims), ost = strides_c(odims), rst = strides_c(rdims);
     std::string o = fresh("o"), base = fresh("base");
-    if (!whole)
+    // A split value of a row-split kernel (codegen/row_split.h: a float sum or mean that keeps
+    // a leading axis): this thread's rows of the result, each reading its group whole.
+    r.split = cur_split_ && !whole && (op == BuiltinOp::Sum || op == BuiltinOp::Mean) && dt == result &&
+              (dt == DType::F32 || dt == DType::F64);
+    if (r.split) {
+        std::string row = prod_c(odims, 1, odims.size());
+        open("for (long long " + o + " = " + mul_c("trl_r0", row) + "; " + o + " < " + mul_c("trl_r1", row) + "; ++" +
+             o + ")");
+    } else if (!whole) {
         open("for (long long " + o + " = 0; " + o + " < " + r.numel() + "; ++" + o + ")");
-    else
+    } else {
         open("");
+    }
     if (!whole) {
         std::string b;
         for (int64_t d = 0, k = 0; d < rank; ++d) {

@@ -38,6 +38,8 @@ public:
     }
 
     std::string where(const Loc &loc) const;
+    /** where() without the file's folders ("nn.trl:26"), for a comment at the end of a line. */
+    std::string short_where(const Loc &loc) const;
 
     std::string run();
 
@@ -196,6 +198,19 @@ private:
     std::map<std::string, RowSplit> row_split_;  // kernel name -> its row split (codegen/row_split.h)
     KernelFrame frame_;                          // the frame of the kernel being emitted (device code)
     int64_t frames_bytes_ = 0;                   // the frames of the largest launch: max of frame x grid threads
+    /** Row splits that publish (codegen/row_split.h) use the workspace past the products', at
+     *  publish_offset(): publish_ok_ while a kernel with the workspace is emitted, its bytes in
+     *  kernel_publish_, the largest kernel's in publish_bytes_ (kWorkspaceBytes includes them). */
+    bool publish_ok_ = false;
+    int64_t kernel_publish_ = 0, publish_bytes_ = 0;
+    int64_t publish_offset() const { return (kp_.workspace_bytes + 255) / 256 * 256; }
+    /** Lets "ee" publish when the kernel being emitted has the workspace (publish_ok_). */
+    bool enable_publish(ExprEmitter &ee) {
+        if (!publish_ok_) return false;
+        ee.publish_base = "ws + " + std::to_string(publish_offset());
+        ee.publish_bytes = &kernel_publish_;
+        return true;
+    }
     /** The definition of kernel "name": "header" ("TRL_KERNEL k(...) {\n") and its body, whose
      *  first line `TRL_KERNEL_INDEX(e, n) {` becomes TRL_ROWS_INDEX for a row-split kernel (every
      *  thread of the device's block at the point, on its rows: runtime/trl_rt.h) and gets

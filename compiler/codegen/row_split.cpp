@@ -54,6 +54,9 @@ bool candidate(const ir::Node &n, int64_t rows) {
     case NodeKind::Where:
     case NodeKind::Cast: return true;
     case NodeKind::Builtin:
+        if ((n.builtin == ir::BuiltinOp::Sum || n.builtin == ir::BuiltinOp::Mean) && n.has_axes && !n.axes.empty())
+            return (t.dtype == ir::DType::F32 || t.dtype == ir::DType::F64) && n.args.size() == 1 && n.args[0] &&
+                   n.args[0]->type.dtype == t.dtype && !n.args[0]->type.is_tuple;  // its rows, operand whole
         return is_matmul(n) && t.shape.size() == 2 && n.args[0]->type.shape.size() == 2 &&
                n.args[1]->type.shape.size() == 2 && !n.args[0]->type.is_tuple && !n.args[1]->type.is_tuple;
     default: return false;
@@ -63,6 +66,7 @@ bool candidate(const ir::Node &n, int64_t rows) {
 /** Whether operand "k" of split node "n" may itself be split (see row_split.h). */
 bool operand_may_split(const ir::Node &n, size_t k) {
     if (is_matmul(n)) return k == 0;
+    if (n.kind == NodeKind::Builtin) return false;  // a reduction reads its operand whole
     return n.args[k] && n.args[k]->type.shape.size() == n.type.shape.size();
 }
 
@@ -70,7 +74,7 @@ bool operand_may_split(const ir::Node &n, size_t k) {
 
 std::optional<RowSplit> plan_row_split(const std::vector<const ir::Node *> &split_roots,
                                        const std::vector<const ir::Node *> &uniform_roots,
-                                       const std::set<const ir::Node *> &leaves) {
+                                       const std::set<const ir::Node *> &leaves, bool publish) {
     // Every node the kernel computes (not below a leaf), in post order.
     std::vector<const ir::Node *> order;
     std::set<const ir::Node *> seen;
@@ -100,11 +104,24 @@ std::optional<RowSplit> plan_row_split(const std::vector<const ir::Node *> &spli
     if (by_rows.empty()) return std::nullopt;
     RowSplit rs;
     rs.rows = std::max_element(by_rows.begin(), by_rows.end(), [](const auto &a, const auto &b) {
-                  return a.second < b.second;
+                  return a.second < b.second || (a.second == b.second && a.first < b.first);  // ties: more rows
               })->first;
 
-    // Candidates, then drop every one a non-split consumer reads, to a fixed point.
-    std::set<const ir::Node *> split, transparent;
+    // Candidates, then drop every one a non-split consumer reads (or publish it), to a fixed
+    // point.  An index value (sindex) is always uniform.  An elementwise value read once is
+    // not published but made whole: the emitter would fuse it into its reader, and publishing
+    // it would store it first (its operands are published instead, where split).
+    std::map<const ir::Node *, int> uses;
+    for (const ir::Node *n : order)
+        if (!leaves.count(n))
+            for (const auto &a : n->args)
+                if (a) ++uses[a.get()];
+    auto publishable = [&](const ir::Node &a) {
+        const bool elementwise = a.kind == NodeKind::Unary || a.kind == NodeKind::Binary || a.kind == NodeKind::Where ||
+                                 a.kind == NodeKind::Cast;
+        return !a.type.is_tuple && !(elementwise && uses[&a] <= 1);
+    };
+    std::set<const ir::Node *> split, transparent, published;
     for (const ir::Node *n : order)
         if (!leaves.count(n) && candidate(*n, rs.rows)) split.insert(n);
     for (const ir::Node *r : split_roots)
@@ -119,13 +136,19 @@ std::optional<RowSplit> plan_row_split(const std::vector<const ir::Node *> &spli
                 const ir::Node *a = n->args[k].get();
                 if (!a || !split.count(a)) continue;
                 bool keep = transparent.count(n) || (in && operand_may_split(*n, k));
-                if (!keep) split.erase(a), changed = true;
+                if (keep) continue;
+                if (publish && publishable(*a))
+                    published.insert(a);
+                else
+                    split.erase(a), changed = true;
             }
             for (const auto &si : n->sindex)
                 if (si.value && split.erase(si.value.get())) changed = true;
         }
     }
     for (const ir::Node *n : split) rs.work += own_work(*n);
+    for (const ir::Node *n : published)
+        if (split.count(n)) rs.published.insert(n);
     if (rs.work < (1LL << 14) || 5 * rs.work < 2 * total) return std::nullopt;
     rs.nodes = split;
     rs.nodes.insert(transparent.begin(), transparent.end());

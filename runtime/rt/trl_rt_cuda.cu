@@ -5,6 +5,7 @@
 // trl_rt_common.cpp; host builds use trl_rt_host.cpp instead.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
+#include <stdlib.h>
 
 #include <string>
 #include <utility>
@@ -178,6 +179,17 @@ int trl_cuda_status(trl_ctx *ctx, int cuda_status, const char *what) {
 int trl_launch_status(trl_ctx *ctx, const char *kernel) {
     cudaError_t e = cudaGetLastError();
     return e == cudaSuccess ? TRL_OK : cuda_error(ctx, e, (std::string("launch of kernel ") + kernel).c_str());
+}
+
+int trl_rows_block(long long rows) {
+    static const long long cap = [] {
+        const char *v = getenv("TRLC_ROWS_THREADS");
+        long long c = v && *v ? atoll(v) : TRL_ROWS_DEFAULT_BLOCK;
+        c = c < 32 ? 32 : c > TRL_ROWS_MAX_BLOCK ? TRL_ROWS_MAX_BLOCK : c / 32 * 32;
+        return c;
+    }();
+    const long long want = rows < 1 ? 32 : (rows + 31) / 32 * 32;
+    return (int)(want < cap ? want : cap);
 }
 
 int trl_cuda_kernel_check(trl_ctx *ctx, const void *func, const char *kernel, int block) {

@@ -509,6 +509,8 @@ TEST(RuntimeHost, DeviceGridThreadsMatch) {
         EXPECT_EQ(trlc::codegen::device_grid_threads(n), TRL_GRID_THREADS(n)) << "n = " << n;
     EXPECT_EQ(TRL_GRID_THREADS(40LL), 64);        // a 40-point launch: two warps
     EXPECT_EQ(TRL_GRID_THREADS(70000LL), 65536);  // capped: 256 blocks of 256
+    // a row-split kernel's frames are sized for the largest block trl_rows_block launches
+    EXPECT_EQ(trlc::codegen::kDeviceRowsMaxBlock, TRL_ROWS_MAX_BLOCK);
 }
 
 TEST(RuntimeWorkspace, AlignedAndGrowing) {
