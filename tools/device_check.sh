@@ -92,9 +92,11 @@ run)
         (cd "$out" && timeout 30 "$ppo" --bound I=20 --quiet --log ppo20.jsonl --profile ppo_profile.json \
             > /dev/null 2> ppo_profile.txt; echo "exit $?"; head -12 ppo_profile.txt)
         echo "== 4. JAX on the same GPU (the whole training under one jax.jit), at most 100 s"
-        [ -n "${DEVICE_CHECK_NO_JAX:-}" ] || JAX_PLATFORMS=cuda timeout 100 python3 tools/bench/peers/ppo_cartpole_jax.py --iterations 977 \
-            --log "$out/jax.jsonl" > "$out/jax.txt" 2>&1
-        echo "jax: exit $?: $(tail -1 "$out/jax.txt")"
+        if [ -z "${DEVICE_CHECK_NO_JAX:-}" ]; then
+            JAX_PLATFORMS=cuda timeout 100 python3 tools/bench/peers/ppo_cartpole_jax.py --iterations 977 \
+                --log "$out/jax.jsonl" > "$out/jax.txt" 2>&1
+            echo "jax: exit $?: $(tail -1 "$out/jax.txt")"
+        fi
         python3 - "$trlc_s" "$out/jax.txt" "$out/ppo_cuda/ppo.jsonl" "$rc" "$iters" <<'PY'
 import json, sys
 trlc_s, trlc_rc, iters = float(sys.argv[1]), int(sys.argv[4]), int(sys.argv[5])
@@ -130,7 +132,7 @@ PY
         echo "== 5. every program under compute-sanitizer memcheck (8 at a time, 60 s each)"
         timeout ${DEVICE_CHECK_MEMCHECK_S:-80} python3 tools/gpu_check.py --prebuilt --cuda --bound I=3 --out "$dir/check" --timeout 60 \
             --sanitizer memcheck --sanitize-timeout 60 --jobs 8 --programs "${progs[@]}"
-        echo "== 6. PPO under racecheck and initcheck (3 iterations)"
+        echo "== 6. PPO under ${DEVICE_CHECK_SANITIZERS:-racecheck initcheck} (3 iterations)"
         mkdir -p "$out/ppo_sanitize" && cd "$out/ppo_sanitize" || exit 1
         for tool in ${DEVICE_CHECK_SANITIZERS:-racecheck initcheck}; do  # the check build: 3 iterations (-D I=3)
             timeout 45 compute-sanitizer --tool $tool --error-exitcode 9 "$here/$dir/check/other/ppo_cartpole" --quiet \
