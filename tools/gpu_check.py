@@ -185,7 +185,7 @@ def check(prog, a, gpu, out):
             row["outputs"] = "built"
             return row
         kinds = ["host"]  # the reference outputs, computed here: the GPU machine need not run it
-    results = {}
+    results, run_flags = {}, {}  # run_flags: each executable's --quiet and --bound flags
     for kind in kinds:
         wd = os.path.join(out, kind, name + ".run")
         ref = os.path.join(wd, REFERENCE)
@@ -199,6 +199,7 @@ def check(prog, a, gpu, out):
         for script in input_scripts(prog, text):  # the files its `load`s read
             subprocess.run([sys.executable, script, wd], check=True)
         flags = ["--quiet"] + [f for b in bounds_for(exe[kind], a.bound) for f in ("--bound", b)]
+        run_flags[kind] = flags
         r, err, secs = run([exe[kind]] + flags, wd, a.timeout)
         if not err and r is not None and "ThreadSanitizer" in r.stderr:
             err = "ThreadSanitizer: " + r.stderr[r.stderr.index("ThreadSanitizer"):][:300]
@@ -241,7 +242,7 @@ def check(prog, a, gpu, out):
         wd = os.path.join(out, "other", name + ".sanitize")
         shutil.rmtree(wd, ignore_errors=True)
         os.makedirs(wd)
-        flags = ["--quiet"] + [f for b in bounds_for(exe["other"], a.bound) for f in ("--bound", b)]
+        flags = run_flags["other"]  # as the plain run above
         r, err, _ = run(["compute-sanitizer", "--tool", a.sanitizer, "--error-exitcode", "9", exe["other"]] + flags,
                         wd, a.sanitize_timeout or a.timeout * 20)
         row["sanitizer"] = "clean" if not err else "REPORT"

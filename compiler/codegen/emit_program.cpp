@@ -80,8 +80,7 @@ std::string ProgramEmitter::tensor_point_body(const Statement &st, int indent, s
     }
     if (bp != kp_.blas.end()) bind_products(ee, bp->second, bp->second.products.size());
     if (rows) {  // codegen/row_split.h
-        const bool publish = bp != kp_.blas.end() && enable_publish(ee);
-        *rows = plan_row_split({eq.body.get()}, {}, ee.memoized(), publish);
+        *rows = plan_row_split({eq.body.get()}, {}, ee.memoized(), enable_publish(ee));
         if (!*rows) throw RowSplitUnsupported{"nothing to split"};
         ee.set_row_split(&**rows);
     }

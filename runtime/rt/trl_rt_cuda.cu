@@ -188,7 +188,7 @@ int trl_rows_block(long long rows) {
         c = c < 32 ? 32 : c > TRL_ROWS_MAX_BLOCK ? TRL_ROWS_MAX_BLOCK : c / 32 * 32;
         return c;
     }();
-    const long long want = rows < 1 ? 32 : (rows + 31) / 32 * 32;
+    const long long want = TRL_GRID_BLOCK(rows < 1 ? 1 : rows);  // rounded up to a warp, at most 256
     return (int)(want < cap ? want : cap);
 }
 
