@@ -25,35 +25,9 @@
 #include <string>
 #include <vector>
 
+#include "support/cache_key.h"
+
 namespace trlc {
-
-/** The cache directory named by the environment (see the file comment); "" when caching is off
- *  (TRLC_CACHE_DIR=off) or no directory can be named (no HOME). */
-std::string build_cache_dir();
-
-/** Incremental SHA-256 of a build's inputs, each added with a label. */
-class BuildKey {
-public:
-    BuildKey();
-    ~BuildKey();
-    BuildKey(const BuildKey &) = delete;
-    BuildKey &operator=(const BuildKey &) = delete;
-    /** "label", its length and "data". */
-    void add(const std::string &label, const std::string &data);
-    /** "path" and its bytes ("missing" when it cannot be read). */
-    void add_file(const std::string &path);
-    /** Every regular file under directory "dir", in sorted path order (path and bytes). */
-    void add_tree(const std::string &dir);
-    /** The program "name" (a path, or found on PATH): its resolved path, size and mtime. */
-    void add_tool(const std::string &name);
-    /** Environment variable "name" (unset and empty differ). */
-    void add_env(const char *name);
-    /** The key: 64 hex digits.  Call once, after the last add. */
-    std::string hex();
-
-private:
-    void *ctx_;  // EVP_MD_CTX
-};
 
 /** The command line "argv" (argv[1..]) without the -o operand, for the key. */
 std::vector<std::string> key_arguments(const std::vector<std::string> &argv);

@@ -43,6 +43,8 @@ const char *kDescription = "trlc — compiler for .trl recurrent-tensor programs
                            "                  OUT --help lists the program's own options; a build from the\n"
                            "                  same inputs as an earlier one copies that executable from the\n"
                            "                  build cache ($TRLC_CACHE_DIR, else ~/.cache/trlc; --no-cache)\n"
+                           "Every mode reads isl's schedule from the same cache when the program's schedule\n"
+                           "constraints were scheduled before (an edit of a constant or a layer's width keeps them).\n"
                            "With none of these, trlc only checks the program.\n"
                            "\n"
                            "Passes, in order (names for --print-after, --stop-after and --time-passes):\n"
@@ -123,8 +125,9 @@ int main(int argc, char **argv) {
     bool no_cache = false;
     app.add_flag("--no-cache", no_cache,
                  "with -o: build even if the build cache holds an executable built from the same "
-                 "inputs, and do not store this one ($TRLC_CACHE_DIR, else ~/.cache/trlc; "
-                 "TRLC_CACHE_DIR=off turns the cache off)");
+                 "inputs, and do not store this one; in every mode: compute isl's schedule instead "
+                 "of reading it from the schedule cache ($TRLC_CACHE_DIR, else ~/.cache/trlc; "
+                 "TRLC_CACHE_DIR=off turns both off)");
     app.add_option("--depfile", opts.depfile,
                    "with -o: after the build, write FILE as a Makefile rule 'OUT: every .trl file "
                    "read' (imports and std modules), for CMake's DEPFILE and Ninja");

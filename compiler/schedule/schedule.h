@@ -94,6 +94,9 @@ struct ScheduleImpl;  // isl objects (schedule/schedule_impl.h, private)
 
 struct ScheduleOptions {
     std::string load_schedule;  // trl-opt --load-schedule=FILE: isl YAML schedule tree
+    /** The schedule cache's directory (schedule/schedule_cache.h; support/cache_key.h's
+     *  build_cache_dir()); "" computes every schedule (--no-cache, TRLC_CACHE_DIR=off). */
+    std::string cache_dir;
 };
 
 class Schedule {

@@ -52,6 +52,7 @@
 
 #include "pdg/pdg_impl.h"
 #include "schedule/clamp_split.h"
+#include "schedule/schedule_cache.h"
 #include "schedule/schedule_impl.h"
 #include "support/time_passes.h"
 
@@ -212,7 +213,25 @@ void finish(Schedule &s, isl::schedule sched) {
     build_loop_nest(s);
 }
 
-bool compute(const Pdg &pdg, Schedule &s, Diagnostics &diag) {
+/* "sched" (from the schedule cache) schedules every statement instance of "s" and orders every
+ * flow dependence: what finish() asserts of isl's own results, checked here so that a damaged
+ * cache entry is ignored, never an internal error. */
+bool covers_and_orders(const Schedule &s, const isl::schedule &sched) {
+    const ScheduleImpl &im = s.impl();
+    isl::union_set covered = sched.domain();
+    if (!im.domain.is_subset(covered)) return false;
+    isl::union_map time = sched.get_map().intersect_domain(im.domain);
+    return first_unordered(im.flow, time).is_null();
+}
+
+std::string constraints_text(const isl::schedule_constraints &sc) {
+    char *text = isl_schedule_constraints_to_str(sc.get());
+    std::string out = text ? text : "";
+    free(text);
+    return out;
+}
+
+bool compute(const Pdg &pdg, Schedule &s, const std::string &cache_dir, Diagnostics &diag) {
     ScheduleImpl &im = s.impl();
     isl::ctx ctx = pdg.impl().isl.ctx();
     isl::union_set domain = im.domain;
@@ -276,6 +295,18 @@ bool compute(const Pdg &pdg, Schedule &s, Diagnostics &diag) {
     isl::schedule_constraints plain =
         isl::schedule_constraints::on_domain(domain).set_validity(validity).set_proximity(proximity);
     set_options(ctx, true);
+    // The schedule cache (schedule_cache.h): the constraints of both kinds of attempt below
+    // are the key; the clamp-splitting fallback's results are not cached.
+    std::string cache_key;
+    if (!cache_dir.empty()) {
+        PassTimer timer("schedule cache lookup");
+        cache_key = schedule_cache_key(constraints_text(plain) + "\n" + constraints_text(sc));
+        isl::schedule hit = fetch_cached_schedule(cache_dir, cache_key, ctx);
+        if (!hit.is_null() && covers_and_orders(s, hit) && accept(hit)) return true;
+    }
+    auto store = [&](const isl::schedule &sched) {
+        if (!cache_key.empty()) store_cached_schedule(cache_dir, cache_key, sched);
+    };
     isl::schedule sched = attempt(plain, "isl scheduler (coefficients in [-1, 1])", &over);
     bool done = accept(sched);
     if (!done && sched.is_null() && !over) {
@@ -298,6 +329,7 @@ bool compute(const Pdg &pdg, Schedule &s, Diagnostics &diag) {
         }
     }
     set_options(ctx, true);
+    if (done) store(sched);
     if (!done && !gave_up && ast_wrong.empty())  // index-set splitting (schedule/clamp_split.h)
         return schedule_split_clamps(pdg, s, sc, set_options, attempt, accept, diag);
     if (!done && !ast_wrong.empty())
@@ -375,7 +407,7 @@ bool load(const ScheduleOptions &opts, const Pdg &pdg, Schedule &s, Diagnostics 
 
 bool build_schedule(const ir::Program &prog, const Pdg &pdg, const ScheduleOptions &opts, Diagnostics &diag,
                     Schedule &s) {
-    if (opts.load_schedule.empty()) return compute(pdg, s, diag);
+    if (opts.load_schedule.empty()) return compute(pdg, s, opts.cache_dir, diag);
     if (!load(opts, pdg, s, diag)) return false;
     try {
         finish(s, s.impl().schedule);

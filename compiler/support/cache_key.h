@@ -1,0 +1,38 @@
+#pragma once
+// cache_key — what trlc's caches share: where they live and the SHA-256 key of their inputs
+// (the build cache of `trlc -o`, driver/build_cache.h; the schedule cache,
+// schedule/schedule_cache.h).
+#include <string>
+
+namespace trlc {
+
+/** The directory of trlc's caches: $TRLC_CACHE_DIR, else $XDG_CACHE_HOME/trlc, else
+ *  $HOME/.cache/trlc; "" when caching is off (TRLC_CACHE_DIR=off) or no directory can be named
+ *  (no HOME).  Deleting it is always safe. */
+std::string build_cache_dir();
+
+/** Incremental SHA-256 (OpenSSL) of a cached result's inputs, each added with a label. */
+class BuildKey {
+public:
+    BuildKey();
+    ~BuildKey();
+    BuildKey(const BuildKey &) = delete;
+    BuildKey &operator=(const BuildKey &) = delete;
+    /** "label", its length and "data". */
+    void add(const std::string &label, const std::string &data);
+    /** "path" and its bytes ("missing" when it cannot be read). */
+    void add_file(const std::string &path);
+    /** Every regular file under directory "dir", in sorted path order (path and bytes). */
+    void add_tree(const std::string &dir);
+    /** The program "name" (a path, or found on PATH): its resolved path, size and mtime. */
+    void add_tool(const std::string &name);
+    /** Environment variable "name" (unset and empty differ). */
+    void add_env(const char *name);
+    /** The key: 64 hex digits.  Call once, after the last add. */
+    std::string hex();
+
+private:
+    void *ctx_;  // EVP_MD_CTX
+};
+
+}  // namespace trlc
