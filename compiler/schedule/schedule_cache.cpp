@@ -3,6 +3,7 @@
 
 #include <isl/schedule.h>
 #include <isl/version.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -58,8 +59,8 @@ void store_cached_schedule(const std::string &dir, const std::string &key, const
     if (ec) return;
     char *text = isl_schedule_to_str(sched.get());
     if (!text) return;
-    fs::path tmp = path;
-    tmp += ".trlc-tmp";
+    fs::path tmp = path;  // one per process: two compilations may store the same key at once
+    tmp += "." + std::to_string(getpid()) + ".trlc-tmp";
     {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
         out << text;
