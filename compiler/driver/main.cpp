@@ -145,7 +145,9 @@ int main(int argc, char **argv) {
         ->delimiter(',');
     app.add_option("-O", opts.opt_level,
                    "optimization level of the toolchain, -O0 .. -O3 "
-                   "(default: -O3 for the host, whose kernels vectorize only at -O3; -O2 for nvcc)")
+                   "(default: -O3 for the host; -O2 for nvcc).  Host -O2 vectorizes loops as -O3 "
+                   "does and compiles in about half the time, for programs about 7 % slower "
+                   "(PPO CartPole); -O1 and -O0 leave the kernels' loops scalar")
         ->check(CLI::Range(0, 3));
     app.add_option("--march", opts.march,
                    "host builds: the instruction set, passed as -march=ARCH to the C++ compiler "
