@@ -33,6 +33,8 @@ void check_reads_defined(const Pdg &pdg, Diagnostics &diag) {
         }
         diag.error(e.loc, msg);
         diag.note(x.loc, x.name + " is defined here");
+        const PdgNode &c = g.nodes[e.consumer];
+        if (!c.read_note.empty()) diag.note(c.loc, c.read_note);
     }
 }
 

@@ -39,7 +39,10 @@ bool eval_guard(const ir::Guard *g, const std::vector<int64_t> &env) {
     switch (g->kind) {
     case ir::Guard::True: return true;
     case ir::Guard::Cmp: {
-        int64_t l = eval_affine(g->lhs, env), r = eval_affine(g->rhs, env);
+        // Sides as fractions (a `/` side is exact): l.n / l.d cmp r.n / r.d, both d > 0.
+        auto lq = ir::quasi_value(g->lhs_quasi, eval_affine(g->lhs, env), g->lhs_divisor);
+        auto rq = ir::quasi_value(g->rhs_quasi, eval_affine(g->rhs, env), g->rhs_divisor);
+        __int128 l = static_cast<__int128>(lq.first) * rq.second, r = static_cast<__int128>(rq.first) * lq.second;
         switch (g->cmp) {
         case ir::BinaryOp::Lt: return l < r;
         case ir::BinaryOp::Le: return l <= r;

@@ -32,6 +32,13 @@ bool Affine::operator==(const Affine &o) const {
     return true;
 }
 
+std::pair<int64_t, int64_t> quasi_value(Guard::Quasi q, int64_t v, int64_t d) {
+    if (q == Guard::Plain) return {v, 1};
+    if (q == Guard::Div) return {v, d};
+    int64_t f = v / d - ((v % d != 0) && ((v < 0) != (d < 0)) ? 1 : 0);  // floor(v / d)
+    return {q == Guard::FloorDiv ? f : v - d * f, 1};
+}
+
 GuardPtr guard_cmp(BinaryOp op, Affine lhs, Affine rhs) {
     auto g = std::make_shared<Guard>();
     g->kind = Guard::Cmp;

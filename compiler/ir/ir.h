@@ -193,16 +193,30 @@ struct Dim {
     Loc loc;
 };
 
-/** A guard over an equation's variables: affine comparisons joined by
- *  and/or/not.  `otherwise` is lowered to Not(Or(other guards)). */
+/** A guard over an equation's variables: quasi-affine comparisons joined by and/or/not.
+ *  `otherwise` is lowered to Not(Or(other guards)).  Each side of a comparison is an affine
+ *  form, or (issue 22) one of these of it by a positive constant d: its floored remainder
+ *  `a % d` (in [0, d), as i32 `%`), its quotient `a / d` (a float in the language, so exact:
+ *  `t / 4 < 2` is `t < 8`), its floored quotient `floor(a / d)`.  In isl the remainder and the
+ *  floor are integer divisions (isl manual, "Quasi-affine expressions"): `t % 10 == 0` is a
+ *  set isl's AST visits with a stride. */
 struct Guard;
 using GuardPtr = std::shared_ptr<const Guard>;
 struct Guard {
     enum Kind { True, Cmp, And, Or, Not } kind = True;
+    /** What a side applies to its affine form: nothing, `% divisor`, `/ divisor`,
+     *  `floor(/ divisor)`. */
+    enum Quasi { Plain, Mod, Div, FloorDiv };
     BinaryOp cmp = BinaryOp::Lt;  // Lt Le Gt Ge Eq Ne
     Affine lhs, rhs;
+    Quasi lhs_quasi = Plain, rhs_quasi = Plain;
+    int64_t lhs_divisor = 1, rhs_divisor = 1;  // > 0; used by Mod, Div, FloorDiv
     GuardPtr a, b;
+    bool quasi() const { return lhs_quasi != Plain || rhs_quasi != Plain; }
 };
+/** A side of a guard comparison whose affine form is "v", under kind "q" and divisor "d" > 0,
+ *  as the fraction {numerator, denominator > 0}: {v, 1}, {v mod d, 1}, {v, d}, {floor(v / d), 1}. */
+std::pair<int64_t, int64_t> quasi_value(Guard::Quasi q, int64_t v, int64_t d);
 /** The guard `lhs op rhs` (op one of Lt Le Gt Ge Eq Ne). */
 GuardPtr guard_cmp(BinaryOp op, Affine lhs, Affine rhs);
 /** `a and b`; a null operand means "always", so the other one is returned as is. */
@@ -247,6 +261,11 @@ struct Emit {
     std::vector<std::pair<std::string, NodePtr>> fields;
     Loc loc;
     NodePtr guard;  // scalar bool over vars (may read tensors, data dependent); null: none
+    /** The guard again as a quasi-affine Guard over vars when it is one (comparisons of the
+     *  dims, no tensor reads; sema/outputs.cpp), else null: the fields are read only at its
+     *  points, so the PDG, the definedness check and the memory plan count their reads there
+     *  (issue 22: `emit … { loss: loss[u] } when u >= LS` with loss defined from LS on). */
+    GuardPtr field_guard;
 };
 
 /** `save expr to "file.npy|.npz"` — value has no variables.  An `output act = expr` is a Save

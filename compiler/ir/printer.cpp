@@ -418,13 +418,23 @@ std::vector<std::string> names_of(const Program &prog, const std::vector<int> &d
     return out;
 }
 
+/* One side of a guard comparison: "t", "t % 10", "(t - 3) / 4". */
+std::string quasi_text(const Affine &a, Guard::Quasi q, int64_t d, const std::vector<std::string> &vars) {
+    std::string s = affine_compact(a, vars);
+    if (q == Guard::Plain) return s;
+    bool atom = s.find_first_of("+-*", 1) == std::string::npos;
+    std::string t = (atom ? s : "(" + s + ")") + (q == Guard::Mod ? " % " : " / ") + std::to_string(d);
+    return q == Guard::FloorDiv ? "floor(" + t + ")" : t;
+}
+
 std::string guard_text(const Guard &g, const std::vector<std::string> &vars, int min_prec) {
     std::string s;
     int p = kAtom;
     switch (g.kind) {
     case Guard::True: return "true";
     case Guard::Cmp:
-        s = affine_compact(g.lhs, vars) + " " + binary_name(g.cmp) + " " + affine_compact(g.rhs, vars);
+        s = quasi_text(g.lhs, g.lhs_quasi, g.lhs_divisor, vars) + " " + binary_name(g.cmp) + " " +
+            quasi_text(g.rhs, g.rhs_quasi, g.rhs_divisor, vars);
         p = kCmp;
         break;
     case Guard::And:

@@ -166,6 +166,8 @@ private:
             if (!is_comparison(g.cmp)) fail(where_ + ": a guard compares with a non-comparison");
             check_affine(g.lhs, "a guard");
             check_affine(g.rhs, "a guard");
+            if ((g.lhs_quasi != Guard::Plain && g.lhs_divisor <= 0) || (g.rhs_quasi != Guard::Plain && g.rhs_divisor <= 0))
+                fail(where_ + ": a guard's % or / has a divisor that is not positive");
             return;
         case Guard::And:
         case Guard::Or:

@@ -204,6 +204,11 @@ private:
         isl::space sp = set_space(g_, n.tuple, n.dim_names);
         n.equations.push_back(identity_equation(e.vars, sp, e.loc));
         n.domain = n.equations.back().image;
+        if (e.guard && !e.field_guard)
+            n.read_note = "the guard of " + n.name +
+                          " reads values, so it does not restrict the points its fields read at compile "
+                          "time; a quasi-affine guard does, alone or in a `&&` (`when done[t] && t >= 5`, "
+                          "dsl/README.md §7.2)";
         g_.nodes.push_back(std::move(n));
     }
 
@@ -247,34 +252,52 @@ private:
 
     void add_edges(int node) {
         PdgNode &n = g_.nodes[node];
-        std::vector<std::pair<const std::vector<int> *, std::vector<const ir::Node *>>> bodies;
+        // Per equation: its variables and the roots of what it reads; an emit's fields also
+        // the quasi-affine form of its guard (ir::Emit::field_guard), where alone they are read.
+        struct Body {
+            const std::vector<int> *vars;
+            std::vector<const ir::Node *> roots;
+            const ir::Guard *only_where = nullptr;
+        };
+        std::vector<Body> bodies;
         if (n.kind == PdgNode::Tensor) {
             const ir::Tensor &t = prog_.tensors[n.ir_index];
             for (const ir::Equation &e : t.equations) bodies.push_back({&e.vars, {e.body.get()}});
         } else if (n.kind == PdgNode::Emit) {
             const ir::Emit &e = prog_.emits[n.ir_index];
-            std::vector<const ir::Node *> roots;
-            for (const auto &f : e.fields) roots.push_back(f.second.get());
-            if (e.guard) roots.push_back(e.guard.get());  // read at every point, like a field
-            bodies.push_back({&e.vars, roots});
+            Body fields{&e.vars, {}, e.field_guard.get()};
+            for (const auto &f : e.fields) fields.roots.push_back(f.second.get());
+            bodies.push_back(fields);
+            if (e.guard) bodies.push_back({&e.vars, {e.guard.get()}});  // read at every point
         } else {
             static const std::vector<int> none;
             bodies.push_back({&none, {prog_.saves[n.ir_index].value.get()}});
         }
-        for (size_t q = 0; q < bodies.size() && q < n.equations.size(); ++q) {
-            std::vector<std::string> vars = dim_names(*bodies[q].first);
+        for (const Body &b : bodies) {
+            // An emit's two bodies (fields, guard) share its one equation.
+            int q = n.kind == PdgNode::Emit ? 0 : static_cast<int>(&b - bodies.data());
+            if (q >= static_cast<int>(n.equations.size())) break;
+            std::vector<std::string> vars = dim_names(*b.vars);
+            isl::set where;
+            if (b.only_where) {
+                const isl::set &eff = n.equations[q].effective;
+                where = eff.intersect(guard_to_set(eff.space(), b.only_where, static_cast<int>(b.vars->size())));
+            }
             std::set<const ir::Node *> seen;
             std::function<void(const ir::Node *)> walk = [&](const ir::Node *x) {
                 if (!x || !seen.insert(x).second) return;
-                if (x->kind == ir::NodeKind::Read) add_read(node, static_cast<int>(q), *x, vars);
+                if (x->kind == ir::NodeKind::Read) add_read(node, q, *x, vars, where);
                 for (const ir::NodePtr &a : x->args) walk(a.get());
                 for (const ir::SpatialIndex &s : x->sindex) walk(s.value.get());
             };
-            for (const ir::Node *root : bodies[q].second) walk(root);
+            for (const ir::Node *root : b.roots) walk(root);
         }
     }
 
-    void add_read(int node, int eq_index, const ir::Node &r, const std::vector<std::string> &vars) {
+    /** The edge of read "r" in equation "eq_index" of "node", at the equation's effective
+     *  points, or at "where" (a subset of them) when it is not null. */
+    void add_read(int node, int eq_index, const ir::Node &r, const std::vector<std::string> &vars,
+                  const isl::set &where = isl::set()) {
         TRLC_ASSERT(r.tensor >= 0 && r.tensor < static_cast<int>(prog_.tensors.size()))
             << "read of tensor " << r.tensor;
         const PdgNode &producer = g_.nodes[r.tensor];
@@ -284,7 +307,8 @@ private:
         PdgEquation &eq = consumer.equations[eq_index];
         isl::space psp = set_space(g_, producer.tuple, producer.dim_names);
         isl::map reads = read_map(eq.vars, psp, r.index);
-        isl::map access = eq.pattern.reverse().apply_range(reads).intersect_domain(eq.effective).coalesce();
+        isl::map access =
+            eq.pattern.reverse().apply_range(reads).intersect_domain(where.is_null() ? eq.effective : where).coalesce();
         std::vector<std::string> out = producer.dim_names;
         for (std::string &o : out)
             while (std::find(consumer.dim_names.begin(), consumer.dim_names.end(), o) != consumer.dim_names.end())

@@ -68,6 +68,9 @@ struct PdgNode {
      *  (a load defines its whole box; an output's domain is its variable box). */
     isl::set domain;
     std::vector<PdgEquation> equations;
+    /** A note for an error about a read of this consumer at an undefined point ("" none):
+     *  an emit whose guard reads values says that such a guard restricts nothing. */
+    std::string read_note;
 };
 
 /** A read: one Read node of a consumer's equation body. */

@@ -86,8 +86,21 @@ isl::set guard_to_set(const isl::space &space, const ir::Guard *g, int nvars) {
     switch (g->kind) {
     case ir::Guard::True: return space.universe_set();
     case ir::Guard::Cmp: {
-        isl::pw_aff l(affine_to_aff(space, g->lhs, nvars));
-        isl::pw_aff r(affine_to_aff(space, g->rhs, nvars));
+        // A quasi-affine side: isl's floored remainder / quotient (an integer division in the
+        // set's constraints; isl manual, "Quasi-affine expressions").  A `/` side is exact:
+        // num / den, compared as l.num * r.den cmp r.num * l.den (isl's comparisons of
+        // pw_affs assume integer values: a rational t/4 < 2 would read as t/4 <= 1).
+        auto side = [&](const ir::Affine &a, ir::Guard::Quasi q, int64_t d) -> std::pair<isl::pw_aff, long> {
+            isl::pw_aff p(affine_to_aff(space, a, nvars));
+            if (q == ir::Guard::Mod) return {p.mod(isl::val(space.ctx(), static_cast<long>(d))), 1};
+            if (q == ir::Guard::Div) return {p, static_cast<long>(d)};
+            if (q == ir::Guard::FloorDiv) return {p.div(isl::pw_aff(const_aff(space, d))).floor(), 1};
+            return {p, 1};
+        };
+        auto ls = side(g->lhs, g->lhs_quasi, g->lhs_divisor);
+        auto rs = side(g->rhs, g->rhs_quasi, g->rhs_divisor);
+        isl::pw_aff l = rs.second == 1 ? ls.first : ls.first.scale(isl::val(space.ctx(), rs.second));
+        isl::pw_aff r = ls.second == 1 ? rs.first : rs.first.scale(isl::val(space.ctx(), ls.second));
         switch (g->cmp) {
         case ir::BinaryOp::Lt: return l.lt_set(r);
         case ir::BinaryOp::Le: return l.le_set(r);

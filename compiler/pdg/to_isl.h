@@ -17,6 +17,8 @@ isl::space set_space(const PdgImpl &g, const std::string &tuple, const std::vect
 /** The map space domain -> range. */
 isl::space map_space(const isl::space &domain, const isl::space &range);
 
+/** { [v] : guard } on "space", whose first "nvars" set dims are the guard's variables. */
+isl::set guard_to_set(const isl::space &space, const ir::Guard *g, int nvars);
 /** [T] -> { [t] : 0 <= t < T and guard } for an equation's (or emit's) variables. */
 isl::set var_domain(const PdgImpl &g, const ir::Program &prog, const std::vector<int> &vars, const ir::Guard *guard);
 /** { [t] -> x[p] : p = pattern(t) } restricted to "vars". */

@@ -33,8 +33,8 @@ void Sema::note_guard_alternative(Loc loc, const ast::Expr *e) {
                       text(loc) + ", a, b)");
         return;
     }
-    note(loc, "a condition that is not affine (every K iterations: 'i % K == 0') can choose in "
-              "the body instead: x[i+1] = where(i % K == 0, a[i], b[i])");
+    note(loc, "a condition that is not quasi-affine (a product of dims: 't * t < 3') can choose in "
+              "the body instead: x[t] = where(t * t < 3, a[t], b[t])");
 }
 
 namespace {
@@ -121,7 +121,8 @@ ir::GuardPtr Sema::lower_guard(const ast::Expr &e, Scope &scope) {
     auto g = std::make_shared<ir::Guard>();
     auto bad = [&]() -> ir::GuardPtr {
         error(e.loc, "non-affine guard: '" + text(e.loc) +
-                         "'; a guard compares affine expressions of the dims, e.g. t < T - 1");
+                         "'; a guard compares affine expressions of the dims, e.g. t < T - 1, or their "
+                         "% and / by a constant, e.g. t % 10 == 0");
         note_guard_alternative(e.loc, &e);
         return nullptr;
     };
@@ -149,13 +150,45 @@ ir::GuardPtr Sema::lower_guard(const ast::Expr &e, Scope &scope) {
         {ast::OpKind::Ge, ir::BinaryOp::Ge}, {ast::OpKind::Eq, ir::BinaryOp::Eq}, {ast::OpKind::Ne, ir::BinaryOp::Ne}};
     auto it = cmps.find(e.op);
     if (it == cmps.end()) return bad();
-    Val a = lower(*e.args[0], scope), b = lower(*e.args[1], scope);
-    if (!a.ok() || !b.ok()) return nullptr;
-    if (!a.idx || !b.idx || a.idx->kind != ir::IndexExpr::Aff || b.idx->kind != ir::IndexExpr::Aff) return bad();
+    // One side: an affine expression, or (issue 22) its `% c`, `/ c` or `floor(… / c)` by a
+    // positive integer constant (ir::Guard).  1: done; 0: an error was reported; -1: not
+    // quasi-affine.
+    auto side = [&](const ast::Expr &e0, ir::Affine *aff, ir::Guard::Quasi *q, int64_t *d) {
+        const ast::Expr *xp = &e0;
+        bool floored = e0.kind == ast::ExprKind::Call && e0.args.size() == 2 && e0.kwargs.empty() &&
+                       e0.args[0]->kind == ast::ExprKind::Name && e0.args[0]->name == "floor" &&
+                       e0.args[1]->kind == ast::ExprKind::Binary && e0.args[1]->op == ast::OpKind::Div;
+        if (floored) xp = e0.args[1].get();
+        const ast::Expr &x = *xp;
+        const ast::Expr *body = &x;
+        *q = ir::Guard::Plain;
+        *d = 1;
+        if (x.kind == ast::ExprKind::Binary && (x.op == ast::OpKind::Mod || x.op == ast::OpKind::Div)) {
+            Val c = lower(*x.args[1], scope);
+            if (!c.ok()) return 0;
+            if (!c.idx || c.idx->kind != ir::IndexExpr::Aff || !c.idx->aff.is_constant() || c.idx->aff.constant <= 0) {
+                const char *op = x.op == ast::OpKind::Mod ? "%" : "/";
+                error(x.args[1]->loc, std::string("the divisor of `") + op +
+                                          "` in a guard must be a positive integer constant, e.g. t " + op + " 10");
+                return 0;
+            }
+            *q = x.op == ast::OpKind::Mod ? ir::Guard::Mod : floored ? ir::Guard::FloorDiv : ir::Guard::Div;
+            *d = c.idx->aff.constant;
+            body = x.args[0].get();
+        }
+        Val v = lower(*body, scope);
+        if (!v.ok()) return 0;
+        if (!v.idx || v.idx->kind != ir::IndexExpr::Aff) return -1;
+        *aff = v.idx->aff;
+        return 1;
+    };
+    int l = side(*e.args[0], &g->lhs, &g->lhs_quasi, &g->lhs_divisor);
+    if (l == 0) return nullptr;
+    int r = side(*e.args[1], &g->rhs, &g->rhs_quasi, &g->rhs_divisor);
+    if (r == 0) return nullptr;
+    if (l < 0 || r < 0) return bad();
     g->kind = ir::Guard::Cmp;
     g->cmp = it->second;
-    g->lhs = a.idx->aff;
-    g->rhs = b.idx->aff;
     return g;
 }
 
@@ -190,7 +223,8 @@ void Sema::build_equations() {
                     s.eq.guard = nullptr;
                     error(s.decl->guard->loc, "non-affine guard: '" + text(s.decl->guard->loc) +
                                                   "'; a guard compares affine expressions of "
-                                                  "the dims, e.g. t < T - 1");
+                                                  "the dims, e.g. t < T - 1, or their % and / by a "
+                                                  "constant, e.g. t % 10 == 0");
                     note_guard_alternative(s.decl->guard->loc, s.decl->guard.get());
                 }
                 s.ok = s.eq.guard != nullptr;

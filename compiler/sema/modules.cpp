@@ -22,6 +22,10 @@ namespace trlc::sema {
 namespace fs = std::filesystem;
 
 void Sema::error(Loc loc, const std::string &msg) {
+    if (silent_) {
+        last_suppressed_ = true;
+        return;
+    }
     auto key = std::make_tuple(loc.file, loc.line, loc.col, msg);
     if (!reported_.insert(key).second) {
         last_suppressed_ = true;
@@ -38,7 +42,7 @@ void Sema::error(Loc loc, const std::string &msg) {
 }
 
 void Sema::note(Loc loc, const std::string &msg) {
-    if (!last_suppressed_) diag_.note(loc, msg);
+    if (!last_suppressed_ && !silent_) diag_.note(loc, msg);
 }
 
 std::string Sema::text(Loc loc) const {

@@ -51,6 +51,49 @@ void Sema::lower_externs() {
     }
 }
 
+namespace {
+
+/** Whether "e" is built only of what a quasi-affine guard may hold (names, int and bool
+ *  literals, operators, floor): lowering it again has no effect but its value. */
+bool guard_shaped(const ast::Expr &e) {
+    switch (e.kind) {
+    case ast::ExprKind::IntLit:
+    case ast::ExprKind::BoolLit:
+    case ast::ExprKind::Name: return true;
+    case ast::ExprKind::Member: return !e.args.empty() && e.args[0]->kind == ast::ExprKind::Name;
+    case ast::ExprKind::Unary:
+    case ast::ExprKind::Binary:
+        for (const ast::ExprPtr &a : e.args)
+            if (!a || !guard_shaped(*a)) return false;
+        return true;
+    case ast::ExprKind::Call:
+        return e.args.size() == 2 && e.kwargs.empty() && e.args[0]->kind == ast::ExprKind::Name &&
+               e.args[0]->name == "floor" && guard_shaped(*e.args[1]);
+    default: return false;
+    }
+}
+
+}  // namespace
+
+ir::GuardPtr Sema::quiet_field_guard(const ast::Expr &e, Scope &scope) {
+    // `a && b`: the fields are read only where both hold, so within each quasi-affine one
+    // (`done[t] && t >= LS` restricts to t >= LS); null stands for "no restriction".
+    if (e.kind == ast::ExprKind::Binary && e.op == ast::OpKind::And)
+        return ir::guard_and(quiet_field_guard(*e.args[0], scope), quiet_field_guard(*e.args[1], scope));
+    if (!guard_shaped(e)) return nullptr;
+    bool was = silent_;
+    silent_ = true;
+    ir::GuardPtr g;
+    try {
+        g = lower_guard(e, scope);
+    } catch (const Deferred &) {
+        g = nullptr;
+    }
+    silent_ = was;
+    last_suppressed_ = false;
+    return g;
+}
+
 void Sema::lower_outputs() {
     for (const ast::Decl &d : modules_[0].ast->decls) {
         if (d.kind == ast::DeclKind::Emit) {
@@ -103,6 +146,7 @@ void Sema::lower_outputs() {
                     continue;
                 }
                 em.guard = g.node;
+                em.field_guard = quiet_field_guard(*d.guard, scope);
             }
             prog_.emits.push_back(em);
         } else if (d.kind == ast::DeclKind::Save) {

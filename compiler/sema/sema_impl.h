@@ -167,6 +167,10 @@ public:
     void ensure_typed(int tensor);
     std::optional<ir::Affine> pattern_affine(const ast::Expr &e, int module);
     ir::GuardPtr lower_guard(const ast::Expr &e, Scope &scope);
+    /** An emit's `when` "e" as a quasi-affine guard (lower_guard, reporting nothing): "e"
+     *  itself when it is one, else the conjunction of its top-level `&&` operands that are;
+     *  null when none is (they read tensors, or compare values). */
+    ir::GuardPtr quiet_field_guard(const ast::Expr &e, Scope &scope);
     /** The note after a non-affine guard error at loc (the guard e, when known): choose with
      *  where() in the body instead; for a guard that reads values (done[t]) it says why. */
     void note_guard_alternative(Loc loc, const ast::Expr *e = nullptr);
@@ -237,6 +241,9 @@ public:
     const SemaOptions &opts_;
     std::set<std::tuple<int, int, int, std::string>> reported_;
     bool last_suppressed_ = false;
+    /** While set, error() and note() report nothing (a trial lowering: outputs.cpp's emit
+     *  field guard, whose failure only means "not quasi-affine"). */
+    bool silent_ = false;
 
     std::vector<std::unique_ptr<ast::Module>> owned_;  // parsed imports
     std::vector<ModuleInfo> modules_;                  // [0] = main

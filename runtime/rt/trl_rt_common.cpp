@@ -100,7 +100,8 @@ void print_help(const trl_program_info *info, const std::string &prog) {
     std::printf("  --bound NAME=V   run with bound NAME = V (only bounds that size no buffer)\n");
     std::printf("  --threads N      use N threads (host only; default: the CPUs allowed; the output\n"
                 "                   does not depend on it)\n");
-    std::printf("  --quiet          no progress line and no memory summary on stderr\n");
+    std::printf("  --quiet          no progress line and no memory summary on stderr (the progress\n"
+                "                   line is drawn only when stderr is a terminal)\n");
     std::printf("  --profile FILE.json  time per region of the program (tensor equations, emits, saves)\n"
                 "                   and per category (kernels, products, copies, io, waiting); a table\n"
                 "                   on stderr, the whole profile in FILE.json\n");

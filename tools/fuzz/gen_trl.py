@@ -9,7 +9,9 @@ dependence graph is acyclic by construction), followed by emits and sometimes a 
   data        x[b, t] = E            plain equations; E is a typed random expression
   forward     x[0] = E0; x[t+1] = tanh(a * x[t] + E)   (also 2nd order: x[0], x[1], x[t+2])
   reverse     g[T-1] = E0; g[t] = tanh(E + 0.9 * g[t+1])  (or g[min(t+2, T-1)])
-  guards      y[t] = A when t < k; [y[t] = C when t == m;] y[t] = B otherwise
+  guards      y[t] = A when t < k; [y[t] = C when t == m;] y[t] = B otherwise; about a third
+              of the guards quasi-affine (t % m == j, (t + c) % m == 0, t / m < j, floor(t / m) == j,
+              alone or with the affine one), drawn from a stream of their own
   windows     y[t] = x[t-k] when t >= k; y[t] = E otherwise;  x[max(t-2, 0)], x[min(t+1, T-1)]
   slices      sum(x[0:t+1], axis=0), mean(x[max(t-2, 0):t+1], axis=0), max(x[t:T], axis=0),
               x[0:B, t]
@@ -59,6 +61,9 @@ def shape_text(shape):
 class Gen:
     def __init__(self, seed):
         self.r = random.Random(seed)
+        # Quasi-affine guards (t % m, t / m, floor(t / m)) come from their own stream, so that
+        # the rest of a seed's program is what it was before they existed.
+        self.rq = random.Random(seed * 7919 + 17)
         self.seed = seed
         self.lines, self.tensors, self.fns = [], [], []
         self.salt = 0
@@ -574,9 +579,9 @@ class Gen:
         elif kind == "guarded":
             T = self.bounds["t"]
             k = r.randint(1, T)
-            L.append(f"{self.lhs(t)} = {self.body(ctx(), dtype, shape)} when t < {k}")
+            L.append(f"{self.lhs(t)} = {self.body(ctx(), dtype, shape)} when {self.t_guard('<', k)}")
             if r.random() < 0.4 and k < T:
-                L.append(f"{self.lhs(t)} = {self.body(ctx(), dtype, shape)} when t == {k}")
+                L.append(f"{self.lhs(t)} = {self.body(ctx(), dtype, shape)} when {self.t_guard('==', k)}")
             L.append(f"{self.lhs(t)} = {self.body(ctx(), dtype, shape)} otherwise")
         elif kind == "window":
             srcs = [s for s in self.tensors if "t" in s.dims and not s.param
@@ -608,8 +613,28 @@ class Gen:
     def step_guards(self):
         if self.r.random() < 0.25:
             k = self.r.randint(1, self.bounds["t"] - 1)
-            return [f" when t < {k}", " otherwise"]
+            return [f" when {self.t_guard('<', k)}", " otherwise"]
         return [""]
+
+    def t_guard(self, op, k):
+        """`t < k` / `t == k`, or (about a third of the time) a quasi-affine guard on t:
+        a remainder, an exact or a floored quotient by a small constant, alone or with the
+        affine one."""
+        q = self.rq
+        plain = f"t {op} {k}"
+        if q.random() >= 0.35:
+            return plain
+        m = q.randint(2, 4)
+        form = q.choice(["mod", "mod_shift", "div", "floor"])
+        if form == "mod":
+            g = f"t % {m} {q.choice(['==', '!='])} {q.randint(0, m - 1)}"
+        elif form == "mod_shift":
+            g = f"(t + {q.randint(1, 3)}) % {m} == 0"
+        elif form == "div":
+            g = f"t / {m} {q.choice(['<', '>=', '=='])} {q.randint(0, 3)}"
+        else:
+            g = f"floor(t / {m}) {q.choice(['==', '<', '!='])} {q.randint(0, 3)}"
+        return q.choice([g, f"{plain} && {g}", f"{plain} || {g}", f"!({g})"])
 
     # ---------------------------------------------------------------- fns
     def make_fns(self):
