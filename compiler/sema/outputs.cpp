@@ -162,7 +162,7 @@ void Sema::lower_outputs() {
             if (!check_save_type(d, v.type())) continue;
             ir::Save s;
             s.path = d.module;
-            s.value = v.node;
+            s.value = flat_leaves(v.node);
             s.loc = d.loc;
             prog_.saves.push_back(s);
         } else if (d.kind == ast::DeclKind::Output) {
@@ -240,9 +240,45 @@ bool Sema::check_io_type(Loc at, const std::string &what, const std::optional<ir
     return true;
 }
 
+/* "v" when it is an array or a flat tuple; a nested tuple (a network's parameters) as the flat
+ * tuple of its leaves, depth first (the order of jax.tree_util.tree_leaves): a `save` writes
+ * them as arr_0, arr_1, … */
+ir::NodePtr Sema::flat_leaves(const ir::NodePtr &v) {
+    const ir::Type &ty = v->type;
+    bool nested = ty.is_tuple && std::any_of(ty.elems.begin(), ty.elems.end(), [](const ir::Type &e) { return e.is_tuple; });
+    if (!nested) return v;
+    ir::Node flat;
+    flat.kind = ir::NodeKind::Tuple;
+    flat.loc = v->loc;
+    flat.type.is_tuple = true;
+    std::function<void(const ir::NodePtr &)> add = [&](const ir::NodePtr &x) {
+        if (!x->type.is_tuple) {
+            flat.args.push_back(x);
+            flat.type.elems.push_back(x->type);
+            return;
+        }
+        for (size_t i = 0; i < x->type.elems.size(); ++i) {
+            if (x->kind == ir::NodeKind::Tuple) {
+                add(x->args[i]);
+                continue;
+            }
+            ir::Node g;
+            g.kind = ir::NodeKind::TupleGet;
+            g.type = x->type.elems[i];
+            g.loc = x->loc;
+            g.args = {x};
+            g.int_attr = static_cast<int64_t>(i);
+            add(make_node(std::move(g)));
+        }
+    };
+    add(v);
+    return make_node(std::move(flat));
+}
+
 /* A saved value must fit its file, which is only written after the whole program has run:
- * `.npy` takes one array, `.npz` an array or a flat tuple of arrays (members arr_0, arr_1, …);
- * a random key has no numpy form.  Reported here, before anything runs. */
+ * `.npy` takes one array, `.npz` an array or a tuple of arrays, nested or not (members arr_0,
+ * arr_1, … of its leaves, flat_leaves); a random key has no numpy form.  Reported here, before
+ * anything runs. */
 bool Sema::check_save_type(const ast::Decl &d, const ir::Type &ty) {
     auto ends = [&](const char *ext) {
         size_t n = std::string(ext).size();
@@ -261,22 +297,20 @@ bool Sema::check_save_type(const ast::Decl &d, const ir::Type &ty) {
                      "arr_0, arr_1, …)");
         return false;
     }
-    std::vector<const ir::Type *> leaves;
-    if (ty.is_tuple)
-        for (const ir::Type &m : ty.elems) leaves.push_back(&m);
-    else
-        leaves.push_back(&ty);
-    for (size_t k = 0; k < leaves.size(); ++k) {
-        std::string what =
-            ty.is_tuple ? "element " + std::to_string(k) + " of the saved tuple" : std::string("the saved value");
-        if (leaves[k]->is_tuple) {
-            error(e.loc, "cannot save a nested tuple: " + what + " is a tuple " + ir::type_to_string(*leaves[k], {}) +
-                             "; list its arrays in one flat tuple, e.g. save (p[0][0], p[0][1], "
-                             "p[1]) to \"" +
-                             d.module + "\"");
-            return false;
+    // The leaves, depth first, with their paths ("element 1.0.2 of the saved tuple").
+    std::vector<std::pair<const ir::Type *, std::string>> leaves;
+    std::function<void(const ir::Type &, const std::string &)> walk = [&](const ir::Type &t, const std::string &path) {
+        if (!t.is_tuple) {
+            leaves.push_back({&t, path});
+            return;
         }
-        if (leaves[k]->dtype == ir::DType::Key) {
+        for (size_t i = 0; i < t.elems.size(); ++i)
+            walk(t.elems[i], path + (path.empty() ? "" : ".") + std::to_string(i));
+    };
+    walk(ty, "");
+    for (size_t k = 0; k < leaves.size(); ++k) {
+        std::string what = ty.is_tuple ? "element " + leaves[k].second + " of the saved tuple" : std::string("the saved value");
+        if (leaves[k].first->dtype == ir::DType::Key) {
             error(e.loc, "cannot save a random key: " + what +
                              " is a key (draw numbers from it "
                              "with uniform or normal and save those)");

@@ -171,6 +171,8 @@ public:
      *  itself when it is one, else the conjunction of its top-level `&&` operands that are;
      *  null when none is (they read tensors, or compare values). */
     ir::GuardPtr quiet_field_guard(const ast::Expr &e, Scope &scope);
+    /** A saved value "v" with a nested tuple type as the flat tuple of its leaves (outputs.cpp). */
+    ir::NodePtr flat_leaves(const ir::NodePtr &v);
     /** The note after a non-affine guard error at loc (the guard e, when known): choose with
      *  where() in the body instead; for a guard that reads values (done[t]) it says why. */
     void note_guard_alternative(Loc loc, const ast::Expr *e = nullptr);
