@@ -329,8 +329,12 @@ private:
     void run_emit(const Statement &s, const std::vector<int64_t> &args) {
         const ir::Emit &e = prog_.emits.at(s.index);
         for (const auto &p : points_of(s, e.vars, args)) {
+            // The fields are read only where the guard's quasi-affine part holds
+            // (ir::Emit::field_guard), as the PDG and the memory plan count them.
+            const bool fields_read = interp::eval_guard(e.field_guard.get(), p);
             if (counting_) {
-                for (const auto &f : e.fields) count_reads(*f.second, p);
+                if (fields_read)
+                    for (const auto &f : e.fields) count_reads(*f.second, p);
                 if (e.guard) count_reads(*e.guard, p);
                 continue;
             }
@@ -342,9 +346,10 @@ private:
             }
             if (filled_[s.index][lin]) fault("statement " + s.name + " runs twice at one point");
             // The guard's reads count like a field's.  Where it is false the line is empty and
-            // the fields' reads are still done (not evaluated): every point is freed as planned.
+            // the fields' reads are still done (not evaluated) where the plan counts them:
+            // every point is freed as planned.
             std::string line = interp::emit_line(ev_, e, p);
-            if (line.empty())
+            if (line.empty() && fields_read)
                 for (const auto &f : e.fields) count_reads(*f.second, p, true);
             lines_[s.index][lin] = std::move(line);
             filled_[s.index][lin] = true;
