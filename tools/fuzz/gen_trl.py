@@ -579,9 +579,13 @@ class Gen:
         elif kind == "guarded":
             T = self.bounds["t"]
             k = r.randint(1, T)
-            L.append(f"{self.lhs(t)} = {self.body(ctx(), dtype, shape)} when {self.t_guard('<', k)}")
+            g1 = self.t_guard('<', k)
+            L.append(f"{self.lhs(t)} = {self.body(ctx(), dtype, shape)} when {g1}")
             if r.random() < 0.4 and k < T:
-                L.append(f"{self.lhs(t)} = {self.body(ctx(), dtype, shape)} when {self.t_guard('==', k)}")
+                g2 = self.t_guard('==', k)
+                if g1 != f"t < {k}" or g2 != f"t == {k}":  # quasi-affine ones may overlap
+                    g2 = f"!({g1}) && ({g2})"
+                L.append(f"{self.lhs(t)} = {self.body(ctx(), dtype, shape)} when {g2}")
             L.append(f"{self.lhs(t)} = {self.body(ctx(), dtype, shape)} otherwise")
         elif kind == "window":
             srcs = [s for s in self.tensors if "t" in s.dims and not s.param
