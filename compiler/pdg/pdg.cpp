@@ -273,9 +273,13 @@ private:
             static const std::vector<int> none;
             bodies.push_back({&none, {prog_.saves[n.ir_index].value.get()}});
         }
+        // Each Read node of an equation is one edge.  An emit's two bodies (fields, guard) share
+        // its one equation; where the fields' reads are restricted, a Read node the guard shares
+        // with a field is an edge of each (the guard's at every point).
+        std::set<const ir::Node *> seen;
         for (const Body &b : bodies) {
-            // An emit's two bodies (fields, guard) share its one equation.
             int q = n.kind == PdgNode::Emit ? 0 : static_cast<int>(&b - bodies.data());
+            if (n.kind != PdgNode::Emit || (&b != bodies.data() && bodies[0].only_where)) seen.clear();
             if (q >= static_cast<int>(n.equations.size())) break;
             std::vector<std::string> vars = dim_names(*b.vars);
             isl::set where;
@@ -283,7 +287,6 @@ private:
                 const isl::set &eff = n.equations[q].effective;
                 where = eff.intersect(guard_to_set(eff.space(), b.only_where, static_cast<int>(b.vars->size())));
             }
-            std::set<const ir::Node *> seen;
             std::function<void(const ir::Node *)> walk = [&](const ir::Node *x) {
                 if (!x || !seen.insert(x).second) return;
                 if (x->kind == ir::NodeKind::Read) add_read(node, q, *x, vars, where);
