@@ -1,7 +1,12 @@
 // outputs — the program's externs, emits and saves (sema's last step on equations).
 //
 // 5. lower_outputs: emits and saves.  An emit's `when` guard is any scalar bool
-//    expression of its variables (it may read tensors: an emit defines nothing).
+//    expression of its variables (it may read tensors: an emit defines nothing); its
+//    quasi-affine part, when it has one, is also kept as a Guard (quiet_field_guard), where
+//    alone the fields are read:
+//      emit "train"[u] { l: loss[u] } when flag[u] && u >= 5   →   field_guard u >= 5
+//    A saved nested tuple becomes the flat tuple of its leaves (flat_leaves):
+//      save ((W1, b1), (W2, b2)) to "n.npz"   →   save (W1, b1, W2, b2)
 // lower_externs lowers the `extern` declarations' signatures, check_save_type what a `save`
 // may hold.
 #include <algorithm>
