@@ -72,12 +72,8 @@ void store_cached_build(const std::string &dir, const std::string &key, const st
         else if (name.rfind("runtime-", 0) == 0)
             runtimes.push_back({fs::last_write_time(it->path(), ec), it->path()});
     }
-    for (auto *list : {&programs, &runtimes}) {
-        size_t keep = list == &programs ? kMaxEntries : kMaxRuntimes;
-        if (list->size() <= keep) continue;
-        std::sort(list->begin(), list->end(), [](const auto &a, const auto &b) { return a.first > b.first; });
-        for (size_t k = keep; k < list->size(); ++k) fs::remove_all((*list)[k].second, ec);
-    }
+    remove_all_but_newest(std::move(programs), kMaxEntries);
+    remove_all_but_newest(std::move(runtimes), kMaxRuntimes);
 }
 
 }  // namespace trlc

@@ -2,6 +2,8 @@
 // guard constructors, equation specificity and tensor lookup (the contract is in ir/ir.h).
 #include "ir/ir.h"
 
+#include "trl_ops.h"
+
 #include <algorithm>
 #include <sstream>
 
@@ -35,8 +37,8 @@ bool Affine::operator==(const Affine &o) const {
 std::pair<int64_t, int64_t> quasi_value(Guard::Quasi q, int64_t v, int64_t d) {
     if (q == Guard::Plain) return {v, 1};
     if (q == Guard::Div) return {v, d};
-    int64_t f = v / d - ((v % d != 0) && ((v < 0) != (d < 0)) ? 1 : 0);  // floor(v / d)
-    return {q == Guard::FloorDiv ? f : v - d * f, 1};
+    // Floored, as the interpreter's and the generated code's i32 `%` and the isl AST's divisions.
+    return {q == Guard::FloorDiv ? trl::floordiv_i64(v, d) : trl::pmod_i64(v, d), 1};
 }
 
 GuardPtr guard_cmp(BinaryOp op, Affine lhs, Affine rhs) {

@@ -5,7 +5,6 @@
 #include <isl/version.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -78,9 +77,7 @@ void store_cached_schedule(const std::string &dir, const std::string &key, const
     std::vector<std::pair<fs::file_time_type, fs::path>> entries;
     for (fs::directory_iterator it(path.parent_path(), ec), end; !ec && it != end; it.increment(ec))
         if (it->path().extension() == ".yaml") entries.push_back({fs::last_write_time(it->path(), ec), it->path()});
-    if (entries.size() <= kMaxSchedules) return;
-    std::sort(entries.begin(), entries.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
-    for (size_t k = kMaxSchedules; k < entries.size(); ++k) fs::remove(entries[k].second, ec);
+    remove_all_but_newest(std::move(entries), kMaxSchedules);
 }
 
 }  // namespace trlc

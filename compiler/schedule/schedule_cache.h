@@ -11,7 +11,7 @@
 // layer's width.  Those edits hit; one that changes which points a value reads or how many
 // steps a loop has misses.
 //
-// The key is the SHA-256 (driver/build_cache.h's BuildKey) of: the trlc executable (path, size,
+// The key is the SHA-256 (support/cache_key.h's BuildKey) of: the trlc executable (path, size,
 // modification time), isl_version(), and the text of the constraints of every attempt
 // compute() may make.  The value is the accepted schedule tree (isl's YAML, as --emit=schedule
 // prints), deallocation statements included.  A hit is checked as a computed schedule is

@@ -50,6 +50,13 @@ std::string find_on_path(const std::string &name) {
 
 }  // namespace
 
+void remove_all_but_newest(std::vector<std::pair<fs::file_time_type, fs::path>> entries, size_t keep) {
+    if (entries.size() <= keep) return;
+    std::sort(entries.begin(), entries.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
+    std::error_code ec;
+    for (size_t k = keep; k < entries.size(); ++k) fs::remove_all(entries[k].second, ec);
+}
+
 std::string build_cache_dir() {
     std::string d = env("TRLC_CACHE_DIR");
     if (d == "off") return "";

@@ -2,9 +2,17 @@
 // cache_key — what trlc's caches share: where they live and the SHA-256 key of their inputs
 // (the build cache of `trlc -o`, driver/build_cache.h; the schedule cache,
 // schedule/schedule_cache.h).
+#include <filesystem>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace trlc {
+
+/** Removes (recursively) every entry of "entries" (modification time, path) but the "keep" newest:
+ *  how the caches stay bounded.  Failures are silent. */
+void remove_all_but_newest(std::vector<std::pair<std::filesystem::file_time_type, std::filesystem::path>> entries,
+                           size_t keep);
 
 /** The directory of trlc's caches: $TRLC_CACHE_DIR, else $XDG_CACHE_HOME/trlc, else
  *  $HOME/.cache/trlc; "" when caching is off (TRLC_CACHE_DIR=off) or no directory can be named
