@@ -108,6 +108,11 @@ std::optional<std::vector<ir::Extent>> Sema::shape_arg(const ast::Expr &e, Scope
         }
         return std::vector<ir::Extent>{ext};
     }
+    // An empty list passed through a fn parameter (`randint(key, [], n)`) is an f32[0] constant:
+    // the shape of a scalar.
+    if (v.node->kind == ir::NodeKind::Const && v.type().shape.size() == 1 && v.node->data.empty() &&
+        !v.type().is_tuple)
+        return out;
     if (v.node->kind == ir::NodeKind::Const && v.type().dtype == ir::DType::I32 && v.type().shape.size() == 1) {
         for (double x : v.node->data) {
             if (x < 0) {
