@@ -11,6 +11,11 @@
 //   (codegen), not isl's coincident band members, and without it the scheduler's ILPs are
 //   smaller: PPO CartPole 4.34 → 3.42 s, REINFORCE 1.27 → 1.02 s, with the same generated
 //   source for every sample and the 226 lit programs that compile (measured 2026-11-27);
+// * a reader of x through a window of at least kWideRead points along one dim (a replay
+//   buffer) gets neither reader → D_x constraint, only its "last element" proximity below:
+//   before: D_ob[t] after loss[t'] for t' in [t, t + N - 1], a schedule constant of N - 1
+//   that isl's ILP pays for in pivots (N = 10,000: over budget, Feautrier's schedule, two
+//   loops, T-point buffers); after: one loop, ob a window of N slots;
 // * proximity = writer → D_x and reader → D_x (short live ranges), plus each
 //   read in "last element" form: a consumer instance is tied to the lexicographically
 //   last producer instance it reads (for a window r[t:min(t+n, T)], r[t+n-1]),
@@ -40,6 +45,8 @@
 // time), else "loaded schedule violates dependence ...".
 #include <dlfcn.h>
 
+#include <climits>
+
 #include <fstream>
 #include <map>
 #include <set>
@@ -65,6 +72,16 @@ namespace {
  * runaway one of REINFORCE with I = 3 (177 variables, 655 constraints) takes ~3 ms a
  * pivot, so reaching the budget costs it ~30 s of CPU. */
 constexpr unsigned long kIlpOperations = 10000;
+
+/* A read whose window spans at least this many points along one producer dim (a replay
+ * buffer, ob[t-N+1:t+1]) gets no deallocation constraint (file comment): it would ask
+ * isl for a schedule constant of N - 1 (D_ob[t] after the read at t + N - 1), and the
+ * pivots of isl's ILPs grow with that constant — the DQN sample (N = 10,000) ran over the
+ * budget above and fell back to Feautrier's schedule, which moved acting and learning
+ * into separate loops with T-point buffers; with N = 2,000 it still scheduled in 0.6 s.
+ * The widest window of the other samples and lit programs spans 999 points
+ * (memplan/reinforce-mc), so their schedules do not change. */
+constexpr long kWideRead = 1024;
 
 /* The budget in force while compute() runs isl's scheduler (0: none), and whether an
  * ILP ran out of it since the last reset. */
@@ -129,6 +146,29 @@ isl::map last_element(const isl::map &rel) {
     isl::map aff = isl::map(best).reverse();  // p -> c
     isl::map hull = isl::map(aff.affine_hull());
     return hull.intersect_domain(rel.domain()).intersect_range(rel.range());
+}
+
+/* The widest extent, along any one producer dim, of the producer points a single consumer
+ * instance reads through "rel" (p → c): 0 for a point read, n - 1 for a window of n points
+ * (r[t-n+1:t+1]).  Unbounded or not computable: a huge value. */
+long read_span(const isl::map &rel) {
+    isl_map *rev = isl_map_reverse(rel.copy());  // c -> p
+    isl_size n = isl_map_dim(rev, isl_dim_out);
+    long widest = 0;
+    for (isl_size k = 0; k < n && widest < LONG_MAX; ++k) {
+        isl_map *one = isl_map_project_out(isl_map_copy(rev), isl_dim_out, k + 1, n - k - 1);
+        one = isl_map_project_out(one, isl_dim_out, 0, k);  // c -> p_k
+        isl_pw_aff *hi = isl_pw_multi_aff_get_pw_aff(isl_map_lexmax_pw_multi_aff(isl_map_copy(one)), 0);
+        isl_pw_aff *lo = isl_pw_multi_aff_get_pw_aff(isl_map_lexmin_pw_multi_aff(one), 0);
+        isl_val *v = isl_pw_aff_max_val(isl_pw_aff_sub(hi, lo));
+        if (!v || isl_val_is_int(v) != isl_bool_true)
+            widest = LONG_MAX;
+        else
+            widest = std::max(widest, isl_val_get_num_si(v));
+        isl_val_free(v);
+    }
+    isl_map_free(rev);
+    return widest;
 }
 
 /* Scheduler options.  "bounded": schedule coefficients in [-1, 1] — the dims of a
@@ -261,6 +301,10 @@ bool compute(const Pdg &pdg, Schedule &s, const std::string &cache_dir, Diagnost
     }
     for (const FlowDep &d : im.deps) {
         if (dname[d.src].empty()) continue;
+        if (read_span(d.rel) >= kWideRead) {
+            proximity = proximity.unite(isl::union_map(last_element(d.rel)));
+            continue;
+        }
         isl::map reader_to_d = rename_out(d.rel.reverse(), dname[d.src]);
         validity = validity.unite(isl::union_map(reader_to_d));
         proximity = proximity.unite(isl::union_map(reader_to_d));
