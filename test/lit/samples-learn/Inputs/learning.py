@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """learning.py — does a CartPole sample's JSON Lines log show learning?
 
-Reads the episode records (those with "episodic_return") and the "train" records (those with
-"iteration") of LOG, prints
+Reads the episode records (those with "episodic_return") and the "train" records (the other
+records with "env_steps", as tools/trl_metrics.py reads them) of LOG, prints
 
     train lines: N, last env_steps: S
     learned: first-100 mean A < X, last-100 mean B > Y
@@ -27,7 +27,7 @@ with open(a.log) as f:
         r = json.loads(line)
         if "episodic_return" in r:
             rets.append(float(r["episodic_return"]))
-        elif "iteration" in r:
+        elif "env_steps" in r:
             train += 1
             steps = max(steps, int(r["env_steps"]))
 print(f"train lines: {train}, last env_steps: {steps}")
