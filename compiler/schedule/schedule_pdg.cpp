@@ -158,8 +158,12 @@ long read_span(const isl::map &rel) {
     for (isl_size k = 0; k < n && widest < LONG_MAX; ++k) {
         isl_map *one = isl_map_project_out(isl_map_copy(rev), isl_dim_out, k + 1, n - k - 1);
         one = isl_map_project_out(one, isl_dim_out, 0, k);  // c -> p_k
-        isl_pw_aff *hi = isl_pw_multi_aff_get_pw_aff(isl_map_lexmax_pw_multi_aff(isl_map_copy(one)), 0);
-        isl_pw_aff *lo = isl_pw_multi_aff_get_pw_aff(isl_map_lexmin_pw_multi_aff(one), 0);
+        isl_pw_multi_aff *max = isl_map_lexmax_pw_multi_aff(isl_map_copy(one));
+        isl_pw_multi_aff *min = isl_map_lexmin_pw_multi_aff(one);
+        isl_pw_aff *hi = isl_pw_multi_aff_get_pw_aff(max, 0);  // __isl_keep
+        isl_pw_aff *lo = isl_pw_multi_aff_get_pw_aff(min, 0);
+        isl_pw_multi_aff_free(max);
+        isl_pw_multi_aff_free(min);
         isl_val *v = isl_pw_aff_max_val(isl_pw_aff_sub(hi, lo));
         if (!v || isl_val_is_int(v) != isl_bool_true)
             widest = LONG_MAX;
