@@ -152,6 +152,10 @@ void ProgramEmitter::loop(const LoopNode &n, int indent) {
         return;
     case LoopNode::User: {
         const Statement &st = sched_.statements.at(n.stmt);
+        if (copies_onto_itself(st)) {
+            out_ += pad + "// " + st.name + ": a copy onto its own slot, nothing to run\n";
+            return;
+        }
         out_ += region_mark(n.stmt);  // the profiler's region (--profile)
         std::string args;
         for (const auto &a : n.args) args += ", " + ast_c(*a);

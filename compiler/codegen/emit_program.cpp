@@ -58,6 +58,22 @@ std::string ProgramEmitter::params(const Statement &st) {
     return s;
 }
 
+bool ProgramEmitter::copies_onto_itself(const Statement &st) const {
+    if (st.kind != Statement::Tensor) return false;
+    const ir::Tensor &x = prog_.tensors.at(st.index);
+    if (st.equation < 0 || st.equation >= static_cast<int>(x.equations.size())) return false;
+    const ir::Node &body = *x.equations[st.equation].body;
+    if (body.kind != ir::NodeKind::Read || body.tensor != st.index || x.is_load) return false;
+    for (const ir::ReadIndex &ri : body.index)
+        if (ri.is_slice) return false;
+    int b = plan_.buffer_of(st.index);
+    if (b < 0) return false;
+    const Buffer &buf = plan_.buffers.at(b);
+    for (size_t d = 0; d < buf.modulus.size(); ++d)
+        if (buf.modulus[d] != 1 && buf.stride[d] != 0) return false;  // address() varies with d
+    return true;
+}
+
 std::string ProgramEmitter::tensor_point_body(const Statement &st, int indent, std::optional<RowSplit> *rows,
                                               std::set<int> *reads) {
     const ir::Tensor &x = prog_.tensors.at(st.index);

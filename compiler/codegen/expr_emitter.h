@@ -686,6 +686,12 @@ public:
     /** gather(x, idx, axis) = numpy take: x's axis replaced by idx's dims. */
     Val emit_gather(const ir::Node &n);
 
+    /** gather(r[lo:hi], idx) along the slice of a read with one static-length slice (a replay
+     *  window, `gather(ob[t-N+1:t+1], idx[t])`): each index reads its point of r in place, so
+     *  the window is never copied (N points per use) — the same values and index checks as
+     *  emit_gather over emit_read's copy.  False (nothing emitted) when "n" is not that form. */
+    bool gather_from_slice(const ir::Node &n, Val *out);
+
     /** cumsum(x, axis): running sums along the axis (the flattened array without one). */
     Val emit_cumsum(const ir::Node &n);
 

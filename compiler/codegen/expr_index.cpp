@@ -201,7 +201,52 @@ Val ExprEmitter::emit_index(const ir::Node &n) {
     return r;
 }
 
+bool ExprEmitter::gather_from_slice(const ir::Node &n, Val *out) {
+    const ir::Node &rd = *n.args.at(0);
+    const ir::Node &in = *n.args.at(1);
+    if (rd.kind != ir::NodeKind::Read || rd.type.is_tuple || in.type.is_tuple || in.type.shape.empty()) return false;
+    if (in.type.dtype != DType::I32) return false;
+    const ir::Tensor &x = prog_.tensors.at(rd.tensor);
+    if (x.is_load || x.type.is_tuple || x.type.dtype == DType::Key || plan_.buffer_of(rd.tensor) < 0) return false;
+    size_t pos = 0;
+    int slices = 0;
+    for (size_t k = 0; k < rd.index.size(); ++k)
+        if (rd.index[k].is_slice) {
+            ++slices;
+            pos = k;
+        }
+    if (slices != 1 || rd.type.shape.empty() || !rd.type.shape[0].is_static()) return false;
+    int64_t rank = static_cast<int64_t>(rd.type.shape.size());
+    if (norm_axis(n.has_axes && !n.axes.empty() ? n.axes[0] : 0, rank, n.loc) != 0) return false;
+    Val idx = emit_cast(emit(in), DType::I32, n.loc);
+    reads.insert(rd.tensor);
+    std::vector<std::string> p;
+    std::string lo = fresh("lo");
+    for (size_t k = 0; k < rd.index.size(); ++k)
+        p.push_back(rd.index[k].is_slice ? "" : index_c(*rd.index[k].point));
+    line("const long long " + lo + " = " + index_c(*rd.index[pos].lo) + ";");
+    std::vector<int64_t> maxs(idx.maxs);
+    std::vector<std::string> dims(idx.dims);
+    for (const auto &e : x.type.shape) {
+        maxs.push_back(e.max_value);
+        dims.push_back(lit_int(e.max_value));
+    }
+    Val r = declare(x.type.dtype, maxs, dims);
+    std::string q = fresh("p"), k = fresh("ix"), a = fresh("src");
+    open("for (long long " + q + " = 0; " + q + " < " + idx.numel() + "; ++" + q + ")");
+    line("long long " + k + " = " + idx.at(q) + ";");
+    check_index(k, lit_int(rd.type.shape[0].max_value), 0, n.loc);
+    p[pos] = lo + " + " + k;
+    line("const char *" + a + " = " + address(rd.tensor, p) + ";");
+    load_leaves(x.type, a, 0, r, q + " * " + std::to_string(static_numel(x.type)),
+                buffer_align(rd.tensor) % leaf_size(x.type.dtype) == 0);
+    close();
+    *out = r;
+    return true;
+}
+
 Val ExprEmitter::emit_gather(const ir::Node &n) {
+    if (Val r; gather_from_slice(n, &r)) return r;
     Val x = emit(*n.args.at(0)), idx0 = emit(*n.args.at(1));
     if (x.tuple || idx0.tuple || idx0.dt == DType::Key || x.scalar()) unsupported(n.loc, "gather of these values");
     Val idx = emit_cast(idx0, DType::I32, n.loc);

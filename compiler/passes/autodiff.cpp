@@ -517,10 +517,41 @@ void Differentiator::store_back_values(OneGrad &g, int C, const Tensor &ct, cons
     }
 }
 
+/** Where adj_X is read: E0 reads it at its own point (step 5), so only the points where E0's
+ *  guard holds are needed.  E0's guard over X's variables (X's plain equation: var k at
+ *  position k), or null (every point) when E0 has no guard or its guard mentions a variable
+ *  that the read of X does not carry (E0 over (i, k) reading net[i], guarded on k).
+ *  Example (samples/dqn_cartpole.trl): `(net, opt)[t+1] = optim.adam(net[t], grad(loss[t],
+ *  net[t]), …) when t > LS && t % F == 0`:
+ *    before: grad.loss.net[t] over every t, its `.at` contributions zeros off the update steps
+ *            (10 KB a step, summed every step);
+ *    after:  grad.loss.net[t] when t > LS && t % F == 0, and no zero pieces. */
+GuardPtr Differentiator::x_guard(const OneGrad &g, int z) const {
+    if (!g.E0.guard) return nullptr;
+    const NodePtr *read = nullptr;
+    for (const NodePtr &r : g.xreads)
+        if (r->tensor == z) read = &r;
+    if (!read) return nullptr;
+    std::vector<Affine> map(g.E0.vars.size(), aff_const(0));
+    std::vector<bool> carried(g.E0.vars.size(), false);
+    for (size_t j = 0; j < (*read)->index.size(); ++j) {
+        const Affine &a = (*read)->index[j].point->aff;
+        for (size_t v = 0; v < a.coef.size(); ++v)
+            if (a.coef[v]) {  // the identity (collect_x_reads): E0's var v is X's position j
+                map[v] = aff_var(static_cast<int>(j));
+                carried[v] = true;
+            }
+    }
+    for (size_t v = 0; v < carried.size(); ++v)
+        if (!carried[v] && mentions(g.E0.guard, static_cast<int>(v))) return nullptr;
+    return guard_subst(g.E0.guard, map);
+}
+
 /** Step 4's result for one adjoint tensor adj_z: per equation of z's shape, the sum of the
  *  contributions to z (per leaf of z's type; zeros where none). */
 void Differentiator::adjoint_equations(OneGrad &g, int z) {
-    const std::vector<Equation> zeqs = shapes_of(z, g.is_x[z]);
+    std::vector<Equation> zeqs = shapes_of(z, g.is_x[z]);
+    if (g.is_x[z]) zeqs.at(0).guard = x_guard(g, z);
     const Type zt = prog_.tensors[z].type;
     const std::vector<Contribution> ks = g.contribs[z];
     const std::vector<int> ptensor = guarded_contributions(z, zeqs, zt, ks);

@@ -226,6 +226,7 @@ private:
         NodePtr value;
     };
     NodePtr differentiate_one(int R, int e0_index, const NodePtr &grad);
+    GuardPtr x_guard(const OneGrad &g, int z) const;
     void collect_x_reads(OneGrad &g, const NodePtr &n);
     void name_y(const OneGrad &g);
     void find_active(OneGrad &g);
