@@ -23,39 +23,20 @@ statistics are not a speed claim: the arms draw different random numbers.
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-import ppo_vs_peer  # noqa: E402  (run_measured, tail, missing)
+import ppo_vs_peer  # noqa: E402  (run_trlc, run_measured, tail, missing)
 import train_cartpole  # noqa: E402  (find_trlc, read_log, summarize)
 
 ARMS = ["trlc", "jax"]
 
 
 def run_trlc(a, work, env):
-    trlc = a.trlc or train_cartpole.find_trlc(None)
-    if not trlc:
-        return None, "trlc not found: build it or pass --trlc"
-    exe = os.path.join(work, "dqn_cartpole")
-    t0 = time.time()
-    build = subprocess.run([trlc, os.path.join(ROOT, "samples", "dqn_cartpole.trl"),
-                            "--target=host", "-o", exe, "-D", f"T={a.steps}"], env=env)
-    compile_s = time.time() - t0
-    if build.returncode != 0:
-        return None, f"{trlc} failed to build samples/dqn_cartpole.trl"
-    log = os.path.join(work, "trlc.jsonl")
-    rc, wall, ru, _ = ppo_vs_peer.run_measured(
-        [exe, "--seed", str(a.seed), "--threads", "1", "--quiet", "--log", log], work, env,
-        os.path.join(work, "trlc.err"))
-    if rc != 0:
-        return None, f"the trlc build's run failed (exit {rc}): {ppo_vs_peer.tail(os.path.join(work, 'trlc.err'))}"
-    return dict(train_seconds=wall, train_cpu_seconds=ru.ru_utime + ru.ru_stime,
-                compile_seconds=compile_s, max_rss_mb=ru.ru_maxrss / 1024, log=log, trlc=trlc), None
+    return ppo_vs_peer.run_trlc(a, work, env, "dqn_cartpole", ["-D", f"T={a.steps}"])
 
 
 def run_jax(a, work, env):
@@ -78,7 +59,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--steps", type=int, default=500000, help="env steps (> 10,000, learning_starts)")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--trlc", help="the compiler (default: build*/compiler/trlc, else PATH)")
+    ap.add_argument("--trlc", help="the compiler (default: build/compiler/trlc, else build*/, else PATH)")
     ap.add_argument("--arms", default=",".join(ARMS), help=f"comma-separated subset of {ARMS}")
     ap.add_argument("--core", type=int, default=None,
                     help="the CPU both arms are pinned to (default: the last one allowed)")

@@ -124,19 +124,22 @@ def missing(*modules):
     return [m for m in modules if importlib.util.find_spec(m) is None]
 
 
-def run_trlc(a, work, env):
+def run_trlc(a, work, env, sample="ppo_cartpole", defines=None):
+    """The trlc arm: samples/SAMPLE.trl built for the host with "defines" (default -D I=
+    --iterations; dqn_vs_peer.py passes its own sample and -D T=), its compile timed apart, run
+    with --threads 1."""
     trlc = a.trlc or (os.path.join(ROOT, "build", "compiler", "trlc")
                       if os.access(os.path.join(ROOT, "build", "compiler", "trlc"), os.X_OK)
                       else train_cartpole.find_trlc(None))
     if not trlc:
         return None, "trlc not found: build it or pass --trlc"
-    exe = os.path.join(work, "ppo_cartpole")
+    exe = os.path.join(work, sample)
     t0 = time.time()
-    build = subprocess.run([trlc, os.path.join(ROOT, "samples", "ppo_cartpole.trl"),
-                            "--target=host", "-o", exe, "-D", f"I={a.iterations}"], env=env)
+    build = subprocess.run([trlc, os.path.join(ROOT, "samples", sample + ".trl"), "--target=host", "-o", exe] +
+                           (defines if defines is not None else ["-D", f"I={a.iterations}"]), env=env)
     compile_s = time.time() - t0
     if build.returncode != 0:
-        return None, f"{trlc} failed to build samples/ppo_cartpole.trl"
+        return None, f"{trlc} failed to build samples/{sample}.trl"
     log = os.path.join(work, "trlc.jsonl")
     rc, wall, ru, _ = run_measured([exe, "--seed", str(a.seed), "--threads", "1", "--quiet",
                                     "--log", log], work, env, os.path.join(work, "trlc.err"))

@@ -29,50 +29,18 @@ Exit status 3 with a message on stderr when jax or optax is missing.
 """
 import argparse
 import json
-import os
 import resource
 import sys
 import time
 
-os.environ.setdefault("JAX_PLATFORMS", "cpu")
-ONE_THREAD = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
-os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " " + ONE_THREAD).strip()
-os.environ.setdefault("OMP_NUM_THREADS", "1")
-
-try:
-    import jax
-    import jax.numpy as jnp
-    import optax
-except ImportError as err:
-    sys.stderr.write(f"dqn_cartpole_jax.py: {err}; install the benchmark-only packages with "
-                     "'pip install jax optax'\n")
-    sys.exit(3)
+from jax_cartpole import MAX_STEPS, cartpole_step, jax, jnp, optax  # one XLA thread, CartPole-v1
 
 BUF, BS, LS, F, C = 10000, 128, 10000, 10, 500   # buffer, batch, learning starts, train freq, target freq
 GAMMA, LR, START_E, END_E, EXPLORATION_FRACTION = 0.99, 2.5e-4, 1.0, 0.05, 0.5
 
-# CartPole-v1 (gymnasium classic_control/cartpole.py), in float32.
-GRAVITY, MASSPOLE, TOTAL_MASS, LENGTH = 9.8, 0.1, 1.1, 0.5
-POLEMASS_LENGTH, FORCE_MAG, TAU = 0.05, 10.0, 0.02
-THETA_LIMIT, X_LIMIT, MAX_STEPS = 12 * 2 * 3.141592653589793 / 360, 2.4, 500
-
 
 def env_reset(key):
     return jax.random.uniform(key, (4,), jnp.float32, -0.05, 0.05)
-
-
-def env_step(s, action):
-    """(next state before any reset, terminated) of one CartPole step."""
-    x, x_dot, theta, theta_dot = s[0], s[1], s[2], s[3]
-    force = jnp.where(action == 1, FORCE_MAG, -FORCE_MAG)
-    c, sn = jnp.cos(theta), jnp.sin(theta)
-    temp = (force + POLEMASS_LENGTH * theta_dot * theta_dot * sn) / TOTAL_MASS
-    theta_acc = (GRAVITY * sn - c * temp) / (LENGTH * (4.0 / 3.0 - MASSPOLE * c * c / TOTAL_MASS))
-    x_acc = temp - POLEMASS_LENGTH * theta_acc * c / TOTAL_MASS
-    s2 = jnp.stack([x + TAU * x_dot, x_dot + TAU * x_acc,
-                    theta + TAU * theta_dot, theta_dot + TAU * theta_acc])
-    terminated = (s2[0] < -X_LIMIT) | (s2[0] > X_LIMIT) | (s2[2] < -THETA_LIMIT) | (s2[2] > THETA_LIMIT)
-    return s2, terminated
 
 
 def torch_init(key, sizes):
@@ -119,7 +87,7 @@ def make_train(steps):
         eps = jnp.maximum(slope * t + START_E, END_E)
         greedy = jnp.argmax(q_net(params, s))
         act = jnp.where(jax.random.uniform(k_eps) < eps, jax.random.randint(k_rand, (), 0, 2), greedy)
-        s2, term = env_step(s, act)
+        s2, term = cartpole_step(s, act)
         done = term | (el + 1 >= MAX_STEPS)
         slot = t % BUF
         buf = (buf[0].at[slot].set(s), buf[1].at[slot].set(act), buf[2].at[slot].set(1.0),

@@ -19,7 +19,7 @@ already its new episode's, drawn uniform(±0.05).  Random numbers are JAX's thre
 episodes differ from the other arms'; compare learning over seeds, not step by step.
 
 Threads: XLA's CPU backend is limited to one thread (XLA_FLAGS --xla_cpu_multi_thread_eigen=false
-intra_op_parallelism_threads=1, set below before jax is imported; the caller pins the process to
+intra_op_parallelism_threads=1, set by jax_cartpole.py before jax is imported; the caller pins the process to
 one core with taskset or sched_setaffinity, as ppo_vs_peer.py does).
 
 Timing: the training function is compiled ahead of time (jit(...).lower(key).compile(),
@@ -37,35 +37,16 @@ Exit status 3 with a message on stderr when jax or optax is missing.
 """
 import argparse
 import json
-import os
 import resource
-import sys
 import time
 
-os.environ.setdefault("JAX_PLATFORMS", "cpu")
-ONE_THREAD = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
-os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " " + ONE_THREAD).strip()
-os.environ.setdefault("OMP_NUM_THREADS", "1")
-
-try:
-    import jax
-    import jax.numpy as jnp
-    import optax
-except ImportError as err:
-    sys.stderr.write(f"ppo_cartpole_jax.py: {err}; install the benchmark-only packages with "
-                     "'pip install jax optax'\n")
-    sys.exit(3)
+from jax_cartpole import MAX_STEPS, cartpole_step, jax, jnp, optax  # one XLA thread, CartPole-v1
 
 E, T = 4, 128                   # environments, steps per rollout
 N, EPOCHS, MB = E * T, 4, 4     # batch 512, 4 epochs × 4 minibatches
 M = N // MB                     # minibatch size 128
 GAMMA, LAM, CLIP = 0.99, 0.95, 0.2
 ENT, VF, MAX_NORM, LR0 = 0.01, 0.5, 0.5, 2.5e-4
-
-# CartPole-v1 (gymnasium classic_control/cartpole.py), in float32.
-GRAVITY, MASSPOLE, TOTAL_MASS, LENGTH = 9.8, 0.1, 1.1, 0.5
-POLEMASS_LENGTH, FORCE_MAG, TAU = 0.05, 10.0, 0.02
-THETA_LIMIT, X_LIMIT, MAX_STEPS = 12 * 2 * 3.141592653589793 / 360, 2.4, 500
 
 
 def env_reset(key):
@@ -77,17 +58,8 @@ def env_step(s, t, action, key):
     """One step of E envs with same-step autoreset.  s: [E, 4] (x, ẋ, θ, θ̇), t: [E] int32 steps
     since reset, action: [E] in {0, 1}.  Returns (next state (reset where done), next t,
     reward [E], done [E] = terminated or truncated)."""
-    x, x_dot, theta, theta_dot = s[:, 0], s[:, 1], s[:, 2], s[:, 3]
-    force = jnp.where(action == 1, FORCE_MAG, -FORCE_MAG)
-    c, sn = jnp.cos(theta), jnp.sin(theta)
-    temp = (force + POLEMASS_LENGTH * theta_dot * theta_dot * sn) / TOTAL_MASS
-    theta_acc = (GRAVITY * sn - c * temp) / (LENGTH * (4.0 / 3.0 - MASSPOLE * c * c / TOTAL_MASS))
-    x_acc = temp - POLEMASS_LENGTH * theta_acc * c / TOTAL_MASS
-    s2 = jnp.stack([x + TAU * x_dot, x_dot + TAU * x_acc,
-                    theta + TAU * theta_dot, theta_dot + TAU * theta_acc], axis=1)
+    s2, terminated = cartpole_step(s, action)
     t2 = t + 1
-    terminated = ((s2[:, 0] < -X_LIMIT) | (s2[:, 0] > X_LIMIT) |
-                  (s2[:, 2] < -THETA_LIMIT) | (s2[:, 2] > THETA_LIMIT))
     done = terminated | (t2 >= MAX_STEPS)
     s_next = jnp.where(done[:, None], env_reset(key), s2)
     return s_next, jnp.where(done, 0, t2), jnp.ones((E,), jnp.float32), done
