@@ -78,6 +78,24 @@ void Sema::collect_tensors() {
                         dup = true;
                     }
             if (dup) continue;
+            // A tuple literal of the targets' arity (and no declared type) is one equation per
+            // target: `(net, opt)[t+1] = (net[t], opt[t]) otherwise` is `net[t+1] = net[t]
+            // otherwise` and `opt[t+1] = opt[t] otherwise`, the same values at the same points,
+            // without the hidden tuple's copy and the two copies out of it (a step of the DQN
+            // sample copied 262 KB for the optimizer state it does not update).
+            if (d.value && d.value->kind == ast::ExprKind::Tuple && d.value->args.size() == d.targets.size() &&
+                !d.has_type) {
+                for (size_t k = 0; k < d.targets.size(); ++k) {
+                    Loc at = k < d.target_locs.size() ? d.target_locs[k] : d.loc;
+                    int t = get_tensor(d.targets[k], at, false);
+                    if (t < 0) continue;
+                    EqSrc s;
+                    s.decl = &d;
+                    s.value = d.value->args[k].get();
+                    tinfo_[t].eqs.push_back(s);
+                }
+                continue;
+            }
             int h = get_tensor(hname, d.loc, true);
             EqSrc hs;
             hs.decl = &d;

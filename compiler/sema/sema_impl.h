@@ -81,6 +81,10 @@ struct EqSrc {
     const ast::Decl *decl = nullptr;
     int tuple_elem = -1;  // >= 0: body = TupleGet(tuple_elem, Read(hidden tensor here))
     int hidden = -1;
+    /** Non-null: the body is this element of the tuple literal on the right of a tuple
+     *  equation (`(net, opt)[t+1] = (net[t], opt[t]) otherwise`: net's element is net[t]),
+     *  lowered as the target's own equation instead of through the hidden tuple tensor. */
+    const ast::Expr *value = nullptr;
     bool ok = false;  // pattern, variables and guard were built
     ir::Equation eq;  // vars, pattern, guard, loc; body set by typing
     std::vector<std::string> var_names;

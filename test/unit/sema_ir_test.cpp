@@ -85,7 +85,7 @@ TEST(SemaGuards, OtherwiseIsNotOfTheOtherGuards) {
 }
 
 TEST(SemaTuples, HiddenTensorAndTupleGet) {
-    auto c = compile("dim t < T = 4\n(a, b)[t] = (1.0, t)\n");
+    auto c = compile("dim t < T = 4\nfn pair(x, y) = (x, y)\n(a, b)[t] = pair(1.0, t)\n");
     ASSERT_TRUE(c->prog) << c->errors.str();
     int h = c->prog->tensor_index("(a, b)");
     ASSERT_GE(h, 0);
@@ -100,6 +100,20 @@ TEST(SemaTuples, HiddenTensorAndTupleGet) {
     EXPECT_EQ(read->tensor, h);
     ASSERT_EQ(read->index.size(), 1u);
     EXPECT_EQ(read->index[0].point->aff.coef_of(0), 1);
+}
+
+// A tuple literal on the right is one equation per target (sema/domains.cpp): no hidden
+// tensor, and each target's body is its own component.
+TEST(SemaTuples, TupleLiteralIsOneEquationPerTarget) {
+    auto c = compile("dim t < T = 4\n(a, b)[t] = (1.0, t)\n");
+    ASSERT_TRUE(c->prog) << c->errors.str();
+    EXPECT_LT(c->prog->tensor_index("(a, b)"), 0);
+    const ir::Tensor &a = tensor(*c->prog, "a");
+    EXPECT_EQ(a.type.dtype, ir::DType::F32);
+    EXPECT_EQ(a.equations.at(0).body->kind, ir::NodeKind::Const);
+    const ir::Tensor &b = tensor(*c->prog, "b");
+    EXPECT_EQ(b.type.dtype, ir::DType::I32);
+    EXPECT_NE(b.equations.at(0).body->kind, ir::NodeKind::TupleGet);
 }
 
 TEST(SemaTypes, WeakLiteralKeepsItsValueAtF64) {
