@@ -65,6 +65,23 @@ isl::set live_strict(const TensorLife &life, const isl::set &times, bool strict_
     return a.intersect(b).range();
 }
 
+/** Buffer::read_window of tensor "tuple" (its points' extent per position) from "reads"
+ *  (instance -> tensor points, concrete). */
+std::vector<int64_t> read_windows(const isl::union_map &reads, const std::string &tuple,
+                                  const std::vector<int64_t> &extent) {
+    std::vector<int64_t> window(extent.size(), 0);
+    reads.foreach_map([&](isl::map m) {
+        const char *name = isl_map_get_tuple_name(m.get(), isl_dim_out);
+        if (!name || tuple != name) return;
+        std::vector<long> spans = read_spans(m);
+        for (size_t d = 0; d < window.size() && d < spans.size(); ++d) {
+            int64_t w = spans[d] >= extent[d] - 1 ? extent[d] : spans[d] + 1;
+            window[d] = std::max(window[d], w);
+        }
+    });
+    return window;
+}
+
 }  // namespace
 
 MemPlan plan_memory_from(const ir::Program &prog, const PdgImpl &g, const MemInput &raw, Diagnostics &diag) {
@@ -111,6 +128,7 @@ MemPlan plan_memory_from(const ir::Program &prog, const PdgImpl &g, const MemInp
             batch[d] = tensor.dims[d] < static_cast<int>(in.batch_dims.size()) && in.batch_dims[tensor.dims[d]];
         storage_from_conflicts(domain, conflict, batch, &buf);
         buf.bytes = buf.slots * buf.slot_bytes;
+        if (buf.kind == Buffer::Block) buf.read_window = read_windows(in.reads, node->tuple, buf.extent);
         if (!life.write_time.is_empty()) {
             isl::set first = life.write_time.range().lexmin();
             isl::set last = life.last_time.range().lexmax();

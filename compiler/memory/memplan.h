@@ -40,6 +40,12 @@ struct Buffer {
     /** Some point is written in the checkpointed loop and read after the end of its iteration
      *  (memory/checkpoint_live.cpp): a checkpoint holds this buffer. */
     bool checkpointed = false;
+    /** Per domain position of a block buffer (empty otherwise): the widest window, in points,
+     *  that one instance of any statement reads of this tensor along it (1: single points;
+     *  the extent when some read spans it all or is unbounded; 0: never read).  A window
+     *  narrower than a whole stored position means the schedule, not the reads, keeps it
+     *  all: a reader runs after later points are written (--emit=memplan says so). */
+    std::vector<int64_t> read_window;
     /** Slot index of tensor point "p" (full domain coordinates). */
     int64_t slot_of(const std::vector<int64_t> &p) const;
 };
@@ -72,7 +78,8 @@ MemPlan plan_memory(const ir::Program &prog, const Pdg &pdg, const Schedule &sch
 /** --emit=memplan: per tensor storage kind, extent, bytes, live range, offset, donation; peak. */
 void print_memplan(const ir::Program &prog, const MemPlan &m, std::ostream &out);
 /** The `"memplan"` section of --emit=json: {"peak_bytes": N, "buffers": [{"tensor",
- *  "storage": "point|window|block", "extent", "bytes", "offset", "donated_from"}]}. */
+ *  "storage": "point|window|block", "extent", "bytes", "offset", "donated_from",
+ *  "checkpointed", "read_window" (block buffers: Buffer::read_window)}]}. */
 std::string memplan_to_json(const ir::Program &prog, const MemPlan &m);
 
 }  // namespace trlc

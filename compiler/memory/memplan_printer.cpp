@@ -5,8 +5,11 @@
 //      dead after s_0(99999), offset 0
 // (on one line).  The storage text names each stored domain position: `window k along d
 // of E` (a circular window of the last k points out of the extent E), `block E along d`
-// (the whole extent), `batch E along d` (a batch axis), and starts with `point` when no
-// position is a window or block.  Then `donated from y` when the buffer reuses y's
+// (the whole extent; `block E along d (read through a window of k)` when no statement
+// instance reads more than k < E points of it along d: the schedule, not the reads, keeps all
+// E, since a reader runs after later points are written: a backward pass, or a consumer
+// placed after the producer's loop), `batch E along d` (a batch axis), and starts with
+// `point` when no position is a window or block.  Then `donated from y` when the buffer reuses y's
 // storage (y = the tensor itself when a point takes the slot of an earlier point of the
 // same tensor).  Then `predicted peak: N bytes` and, for a program with a loop to checkpoint,
 // `checkpoint: N bytes of the arena in K ranges (x, y)`: the buffers a checkpoint holds
@@ -47,6 +50,8 @@ std::string storage_text(const ir::Program &prog, const Buffer &b, const std::ve
             shaped = true;
         } else {
             part = "block " + std::to_string(m) + " along " + dim;
+            if (d < b.read_window.size() && b.read_window[d] > 0 && b.read_window[d] < m)
+                part += " (read through a window of " + std::to_string(b.read_window[d]) + ")";
             shaped = true;
         }
         parts += (parts.empty() ? "" : ", ") + part;
@@ -107,6 +112,7 @@ std::string memplan_to_json(const ir::Program &prog, const MemPlan &m) {
         else
             j["donated_from"] = nullptr;
         j["checkpointed"] = b.checkpointed;
+        if (!b.read_window.empty()) j["read_window"] = b.read_window;  // block buffers
         bufs.push_back(j);
     }
     doc["buffers"] = bufs;

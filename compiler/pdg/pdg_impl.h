@@ -99,6 +99,12 @@ struct PdgImpl {
 
 // ---- helpers shared by pdg and checks (pdg/to_isl.cpp) --------------------------------
 
+/** to_isl.cpp: per output position k of access relation "reads" (consumer instance -> the
+ *  points it reads), the widest extent minus one of the points one consumer instance reads
+ *  along k: 0 for a point read, n - 1 for a window of n points (r[t-n+1:t+1]); LONG_MAX when
+ *  unbounded or not computable (isl_map_lexmax/lexmin_pw_multi_aff, isl_pw_aff_max_val). */
+std::vector<long> read_spans(const isl::map &reads);
+
 /** isl's own text of any isl object. */
 template <class T>
 std::string isl_text(const T &obj) {

@@ -11,6 +11,7 @@
 #include <isl/space.h>
 
 #include <algorithm>
+#include <climits>
 #include <functional>
 #include <sstream>
 
@@ -345,6 +346,28 @@ std::string describe_points(const PdgImpl &g, const isl::set &s, const std::vect
         return out;
     }
     return set_to_string(g, rename_set_dims(s, names));
+}
+
+std::vector<long> read_spans(const isl::map &reads) {
+    isl_size n = isl_map_dim(reads.get(), isl_dim_out);
+    std::vector<long> spans(n > 0 ? n : 0, 0);
+    for (isl_size k = 0; k < n; ++k) {
+        isl_map *one = isl_map_project_out(reads.copy(), isl_dim_out, k + 1, n - k - 1);
+        one = isl_map_project_out(one, isl_dim_out, 0, k);  // c -> p_k
+        isl_pw_multi_aff *max = isl_map_lexmax_pw_multi_aff(isl_map_copy(one));
+        isl_pw_multi_aff *min = isl_map_lexmin_pw_multi_aff(one);
+        isl_pw_aff *hi = isl_pw_multi_aff_get_pw_aff(max, 0);  // __isl_keep
+        isl_pw_aff *lo = isl_pw_multi_aff_get_pw_aff(min, 0);
+        isl_pw_multi_aff_free(max);
+        isl_pw_multi_aff_free(min);
+        isl_val *v = isl_pw_aff_max_val(isl_pw_aff_sub(hi, lo));
+        if (!v || isl_val_is_int(v) != isl_bool_true)
+            spans[k] = LONG_MAX;
+        else
+            spans[k] = isl_val_get_num_si(v);
+        isl_val_free(v);
+    }
+    return spans;
 }
 
 }  // namespace trlc

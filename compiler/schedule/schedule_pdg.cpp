@@ -152,26 +152,8 @@ isl::map last_element(const isl::map &rel) {
  * instance reads through "rel" (p → c): 0 for a point read, n - 1 for a window of n points
  * (r[t-n+1:t+1]).  Unbounded or not computable: a huge value. */
 long read_span(const isl::map &rel) {
-    isl_map *rev = isl_map_reverse(rel.copy());  // c -> p
-    isl_size n = isl_map_dim(rev, isl_dim_out);
     long widest = 0;
-    for (isl_size k = 0; k < n && widest < LONG_MAX; ++k) {
-        isl_map *one = isl_map_project_out(isl_map_copy(rev), isl_dim_out, k + 1, n - k - 1);
-        one = isl_map_project_out(one, isl_dim_out, 0, k);  // c -> p_k
-        isl_pw_multi_aff *max = isl_map_lexmax_pw_multi_aff(isl_map_copy(one));
-        isl_pw_multi_aff *min = isl_map_lexmin_pw_multi_aff(one);
-        isl_pw_aff *hi = isl_pw_multi_aff_get_pw_aff(max, 0);  // __isl_keep
-        isl_pw_aff *lo = isl_pw_multi_aff_get_pw_aff(min, 0);
-        isl_pw_multi_aff_free(max);
-        isl_pw_multi_aff_free(min);
-        isl_val *v = isl_pw_aff_max_val(isl_pw_aff_sub(hi, lo));
-        if (!v || isl_val_is_int(v) != isl_bool_true)
-            widest = LONG_MAX;
-        else
-            widest = std::max(widest, isl_val_get_num_si(v));
-        isl_val_free(v);
-    }
-    isl_map_free(rev);
+    for (long k : read_spans(rel.reverse())) widest = std::max(widest, k);
     return widest;
 }
 
