@@ -85,7 +85,7 @@ inline int64_t static_numel(const ir::Type &t) {
  *  read and written with typed loads and stores (a packed tuple's i32 after two bools was a
  *  memcpy: byte loads on the GPU), while f32 leaves stay contiguous (horizontal fusion runs over
  *  consecutive ones).  An f64 leaf after an odd number of f32 elements stays unaligned and is
- *  copied bytewise.  The memory plan's slots (slot_bytes_of: each leaf rounded to 16) have room. */
+ *  copied bytewise.  The memory plan's slots (ir::slot_bytes: each leaf rounded to 16) have room. */
 inline int64_t value_bytes(const ir::Type &t) {
     if (t.is_tuple) {
         int64_t n = 0;

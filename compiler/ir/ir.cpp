@@ -9,6 +9,25 @@
 
 namespace trlc::ir {
 
+int64_t slot_bytes(const Type &t) {
+    if (t.is_tuple) {
+        int64_t sum = 0;
+        for (const Type &e : t.elems) sum += slot_bytes(e);
+        return sum;
+    }
+    int64_t n = 1;
+    for (const Extent &e : t.shape) n *= std::max<int64_t>(e.max_value, 0);
+    int64_t size = 8;
+    switch (t.dtype) {
+    case DType::Bool: size = 1; break;
+    case DType::I32: size = 4; break;
+    case DType::F32: size = 4; break;
+    case DType::F64: size = 8; break;
+    case DType::Key: size = 16; break;
+    }
+    return (n * size + 15) / 16 * 16;
+}
+
 const char *dtype_name(DType d) {
     switch (d) {
     case DType::Bool: return "bool";

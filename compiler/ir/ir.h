@@ -76,6 +76,11 @@ struct Type {
     std::vector<Type> elems;    // when is_tuple
 };
 std::string type_to_string(const Type &t, const std::vector<std::string> &var_names = {});
+/** Bytes of one value of type "t" in a memory-plan slot: the static (padded, i.e. maximal)
+ *  shape times the dtype size (bool 1, i32 4, f32 4, f64 8, key 16 = the (k0: u32, k1: u32,
+ *  h: u64) of dsl/README.md §8), rounded up to 16 bytes; a tuple is the sum of its leaves,
+ *  each rounded up to 16 bytes (memory/storage_kinds.cpp, schedule/sequence_order.cpp). */
+int64_t slot_bytes(const Type &t);
 
 // ---- expressions ---------------------------------------------------------------
 

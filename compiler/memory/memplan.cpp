@@ -114,7 +114,7 @@ MemPlan plan_memory_from(const ir::Program &prog, const PdgImpl &g, const MemInp
         if (tensor.is_load || !node) continue;
         Buffer buf;
         buf.tensor = static_cast<int>(t);
-        buf.slot_bytes = slot_bytes_of(tensor.type);
+        buf.slot_bytes = ir::slot_bytes(tensor.type);
         isl::set domain = concrete(g, node->domain);
         TensorLife life = tensor_life(domain, lc);
         isl::map conflict = point_conflicts(life);

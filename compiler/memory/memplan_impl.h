@@ -71,8 +71,6 @@ isl::set meet_times(const TensorLife &a, const TensorLife &b, const LifeContext 
 
 // ---- storage_kinds.cpp ------------------------------------------------------------
 
-/** Bytes of one point of type "t" (static padded shape; see storage_kinds.cpp). */
-int64_t slot_bytes_of(const ir::Type &t);
 
 /** Successive-modulo storage of a tensor whose points are "domain" (concrete) under the
  *  conflict relation "conflict" ({ x[p] -> x[q] }, symmetric, irreflexive).  Fills lower,

@@ -23,28 +23,12 @@
 // Kind: point (every non-batch modulus is 1), window (some modulus strictly between
 // 1 and the extent, even if another position is whole), block otherwise.
 //
-// Bytes of one point: the static (padded, i.e. maximal) shape times the dtype size
-// (bool 1, i32 4, f32 4, f64 8, key 16 = the (k0: u32, k1: u32, h: u64) of
-// dsl/README.md §8), rounded up to 16 bytes; a tuple is the sum of its leaves, each
-// rounded up to 16 bytes.
+// Bytes of one point: ir::slot_bytes (ir/ir.cpp).
 #include "memory/memplan_impl.h"
 
 namespace trlc {
 
 namespace {
-
-int64_t dtype_bytes(ir::DType d) {
-    switch (d) {
-    case ir::DType::Bool: return 1;
-    case ir::DType::I32: return 4;
-    case ir::DType::F32: return 4;
-    case ir::DType::F64: return 8;
-    case ir::DType::Key: return 16;
-    }
-    return 8;
-}
-
-int64_t round16(int64_t v) { return (v + 15) / 16 * 16; }
 
 int64_t val_to_int(const isl::val &v) {
     TRLC_ASSERT(v.is_int()) << "storage: non-integer bound " << isl_text(v);
@@ -52,17 +36,6 @@ int64_t val_to_int(const isl::val &v) {
 }
 
 }  // namespace
-
-int64_t slot_bytes_of(const ir::Type &t) {
-    if (t.is_tuple) {
-        int64_t sum = 0;
-        for (const ir::Type &e : t.elems) sum += slot_bytes_of(e);
-        return sum;
-    }
-    int64_t n = 1;
-    for (const ir::Extent &e : t.shape) n *= std::max<int64_t>(e.max_value, 0);
-    return round16(n * dtype_bytes(t.dtype));
-}
 
 void storage_from_conflicts(const isl::set &domain, const isl::map &conflict, const std::vector<bool> &batch,
                             Buffer *buf) {

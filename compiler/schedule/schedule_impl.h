@@ -55,6 +55,9 @@ struct ScheduleImpl {
     /** producer instance → consumer instance (union of `deps`). */
     isl::union_map flow;
     std::vector<FlowDep> deps;
+    /** Per scheduled tensor (its PDG tuple name): ir::slot_bytes of one point (statements.cpp;
+     *  sequence_order.cpp weighs a reordering by it). */
+    std::map<std::string, int64_t> point_bytes;
     /** Per statement: its instance set (same order as Schedule::statements). */
     std::vector<isl::set> stmt_domain;
     /** Per statement: instance → points of its PDG node (tensor / emit / save),
@@ -82,9 +85,17 @@ isl::map projection(const isl::set &points, const std::vector<int> &batch_positi
  *  another domain (schedule_pdg.cpp, runtime_loop_nest.cpp). */
 isl_schedule *insert_band_like(isl_schedule *sub, isl_multi_union_pw_aff *mupa, isl_schedule_node *like);
 /** statements.cpp: the children of sequence or set node "node", child(i, copy of "domain")
- *  each, in sequence in child order ("domain" taken); null as soon as a child is null. */
+ *  each, in sequence in child order, or in "order" when given ("domain" taken); null as soon
+ *  as a child is null. */
 isl_schedule *sequence_children(isl_schedule_node *node, isl_union_set *domain,
-                                const std::function<isl_schedule *(int, isl_union_set *)> &child);
+                                const std::function<isl_schedule *(int, isl_union_set *)> &child,
+                                const std::vector<int> *order = nullptr);
+/** sequence_order.cpp: an order of the children of sequence node "seq" (indices, a
+ *  permutation of 0 .. n-1) that keeps every flow dependence between instances at the same
+ *  time of the bands above and the order of emits and saves, and runs the readers of a
+ *  tensor before a child that writes it at the same time where the dependences allow
+ *  (shorter live ranges, fewer slots); the identity when nothing moves. */
+std::vector<int> storage_order(isl_schedule_node *seq, const Schedule &s);
 /** dependences.cpp: deps and flow from the PDG edges composed with the writers. */
 void build_dependences(const Pdg &pdg, Schedule &s);
 /** dependences.cpp: the first map of "flow" (producer instance -> consumer instance) whose

@@ -193,15 +193,21 @@ isl::schedule attempt(const isl::schedule_constraints &sc, const std::string &la
 /* The subtree at "node" as a schedule over "domain" (taken), with every set node
  * turned into a sequence node in the same child order: isl's AST generator may run
  * the children of a set node in any order, while schedule_map (what the memory plan
- * reads) orders them as listed; a sequence makes both agree. */
-isl_schedule *rebuild(isl_schedule_node *node, isl_union_set *domain) {
+ * reads) orders them as listed; a sequence makes both agree.  With "storage" (the
+ * statements and dependences of the schedule), each sequence's children are put in
+ * storage_order (sequence_order.cpp). */
+isl_schedule *rebuild(isl_schedule_node *node, isl_union_set *domain, const Schedule *storage = nullptr) {
     enum isl_schedule_node_type type = isl_schedule_node_get_type(node);
     auto child = [&](int i, isl_union_set *dom) {
         isl_schedule_node *c = isl_schedule_node_get_child(node, i);
-        isl_schedule *r = rebuild(c, dom);
+        isl_schedule *r = rebuild(c, dom, storage);
         isl_schedule_node_free(c);
         return r;
     };
+    if (storage && (type == isl_schedule_node_sequence || type == isl_schedule_node_set)) {
+        std::vector<int> order = storage_order(node, *storage);
+        return sequence_children(node, domain, child, &order);
+    }
     switch (type) {
     case isl_schedule_node_leaf: return isl_schedule_from_domain(domain);
     case isl_schedule_node_filter:
@@ -217,26 +223,40 @@ isl_schedule *rebuild(isl_schedule_node *node, isl_union_set *domain) {
     }
 }
 
-isl::schedule sequence_sets(const isl::schedule &s) {
+isl::schedule sequence_sets(const isl::schedule &s, const Schedule *storage = nullptr) {
     isl_schedule_node *root = isl_schedule_get_root(s.get());
-    isl_schedule *r = rebuild(root, isl_schedule_get_domain(s.get()));
+    isl_schedule *r = rebuild(root, isl_schedule_get_domain(s.get()), storage);
     isl_schedule_node_free(root);
     return isl::manage(r);
 }
 
-/* "sched" (taken; deallocation statements dropped, set nodes made sequences) as
- * impl().schedule, its schedule_map, and the loop nest (build_loop_nest: throws AstOrderError
- * when isl's AST of it breaks a flow dependence). */
+/* "sched" (taken; deallocation statements dropped, set nodes made sequences, each
+ * sequence's children in storage_order) as impl().schedule, its schedule_map, and the loop
+ * nest (build_loop_nest: throws AstOrderError when isl's AST of it breaks a flow dependence;
+ * isl's own child order is tried before giving up on "sched"). */
 void finish(Schedule &s, isl::schedule sched) {
     ScheduleImpl &im = s.impl();
-    im.schedule = sequence_sets(isl::manage(isl_schedule_intersect_domain(sched.release(), im.domain.copy())));
-    im.schedule_map = im.schedule.get_map().intersect_domain(im.domain).coalesce();
-    // Self-check: every flow pair is ordered in time (a loaded schedule was checked
-    // with a diagnostic; isl's own result must satisfy this by construction).
-    isl::map bad = first_unordered(im.flow, im.schedule_map);
-    TRLC_ASSERT(bad.is_null()) << "schedule violates a flow dependence: " << isl_text(bad);
-    PassTimer timer("loop nest (isl AST, order checked)");
-    build_loop_nest(s);
+    isl::schedule plain = sequence_sets(isl::manage(isl_schedule_intersect_domain(sched.release(), im.domain.copy())));
+    isl::schedule ordered;
+    {
+        PassTimer timer("sequence order (readers before writers)");
+        ordered = sequence_sets(plain, &s);
+    }
+    for (const isl::schedule &candidate : {ordered, plain}) {
+        im.schedule = candidate;
+        im.schedule_map = im.schedule.get_map().intersect_domain(im.domain).coalesce();
+        // Self-check: every flow pair is ordered in time (a loaded schedule was checked
+        // with a diagnostic; isl's own result must satisfy this by construction).
+        isl::map bad = first_unordered(im.flow, im.schedule_map);
+        TRLC_ASSERT(bad.is_null()) << "schedule violates a flow dependence: " << isl_text(bad);
+        PassTimer timer("loop nest (isl AST, order checked)");
+        try {
+            build_loop_nest(s);
+            return;
+        } catch (const AstOrderError &) {
+            if (candidate.get() == plain.get()) throw;
+        }
+    }
 }
 
 /* "sched" (from the schedule cache) schedules every statement instance of "s" and orders every

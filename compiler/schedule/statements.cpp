@@ -43,8 +43,10 @@ void build_statements(const ir::Program &prog, const Pdg &pdg, Schedule &s) {
         const PdgNode &n = g.nodes[ni];
         if (n.is_load) continue;
         std::vector<int> dims;  // Program::dims index of each position
-        if (n.kind == PdgNode::Tensor)
+        if (n.kind == PdgNode::Tensor) {
             dims = prog.tensors.at(n.ir_index).dims;
+            im.point_bytes[n.tuple] = ir::slot_bytes(prog.tensors.at(n.ir_index).type);
+        }
         else if (n.kind == PdgNode::Emit)
             dims = prog.emits.at(n.ir_index).vars;
         std::vector<int> batch, kept;
@@ -106,10 +108,12 @@ isl_schedule *insert_band_like(isl_schedule *sub, isl_multi_union_pw_aff *mupa, 
 }
 
 isl_schedule *sequence_children(isl_schedule_node *node, isl_union_set *domain,
-                                const std::function<isl_schedule *(int, isl_union_set *)> &child) {
+                                const std::function<isl_schedule *(int, isl_union_set *)> &child,
+                                const std::vector<int> *order) {
     isl_size n = isl_schedule_node_n_children(node);
     isl_schedule *out = nullptr;
-    for (isl_size i = 0; i < n; ++i) {
+    for (isl_size k = 0; k < n; ++k) {
+        int i = order ? order->at(k) : static_cast<int>(k);
         isl_schedule *part = child(i, isl_union_set_copy(domain));
         if (!part) {
             isl_schedule_free(out);

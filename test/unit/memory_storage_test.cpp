@@ -243,21 +243,21 @@ TEST(MemorySlots, SlotOfIsModularRowMajor) {
 
 TEST(MemorySlots, SlotBytes) {
     ir::Type f32;
-    EXPECT_EQ(slot_bytes_of(f32), 16);  // 4 B scalar, padded to 16
+    EXPECT_EQ(ir::slot_bytes(f32), 16);  // 4 B scalar, padded to 16
     ir::Type v;
     v.dtype = ir::DType::F64;
     v.shape = {ir::Extent{3, nullptr}};
-    EXPECT_EQ(slot_bytes_of(v), 32);  // 24 → 32
+    EXPECT_EQ(ir::slot_bytes(v), 32);  // 24 → 32
     ir::Type key;
     key.dtype = ir::DType::Key;
     ir::Type tup;
     tup.is_tuple = true;
     tup.elems = {v, key, f32};
-    EXPECT_EQ(slot_bytes_of(tup), 32 + 16 + 16);
+    EXPECT_EQ(ir::slot_bytes(tup), 32 + 16 + 16);
     ir::Type b;
     b.dtype = ir::DType::Bool;
     b.shape = {ir::Extent{17, nullptr}};
-    EXPECT_EQ(slot_bytes_of(b), 32);
+    EXPECT_EQ(ir::slot_bytes(b), 32);
 }
 
 }  // namespace

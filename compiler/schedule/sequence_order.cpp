@@ -1,0 +1,164 @@
+// sequence_order — the order of a sequence node's children that lets a tensor's next point
+// take the slot of its last one: readers of an earlier point before the writer of a later one.
+//
+// What: isl's scheduler decides the bands; the order of the children of a sequence node below
+// them is only constrained by the dependences between instances at the same band time (the
+// node's prefix schedule), and isl picks one topological order.  Among those orders, one that
+// runs every reader of x before the child that writes another point of x at the same time
+// ends x's live ranges before the next point starts, so the memory plan (successive modulo,
+// memory/storage_kinds.cpp) needs fewer slots, and a copy x[t+1] = x[t] becomes a copy onto
+// its own slot, which codegen skips.
+//
+// When: every sequence node of a schedule isl computed (or read from the schedule cache),
+// before the loop nest is built; never on a --load-schedule tree (the user's order is kept).
+//
+// How: children i -> j are *hard* edges when a flow dependence runs from an instance in i to
+// one in j at the same prefix time, and between consecutive emits and saves (their records
+// keep their order); *soft* edges i -> j when i reads a tensor of at least kSoftEdgeBytes a
+// point that j writes and both have instances at the same prefix time.  Soft edges are added in order (writer, then reader, by
+// position) when they close no cycle; the new order is the topological order of the edges
+// that takes the smallest original position first (Kahn), so it equals isl's order when no
+// soft edge is added.
+//
+// Example (samples/dqn_cartpole.trl, the one loop over t; in the iteration c = t + 2):
+//   before: ..., net_1(t+1) [net[t+1] = the update's], act_0(t+1), ..., loss_0(t) [the loss
+//           the "train" emit reads, every 1,000 steps: reads net[t]]
+//           -> net[t] is alive when net[t+1] is written: a window of 2 slots, so the copy
+//              net_2(t+1) [net[t+1] = net[t], the steps without an update] moves 43,744 bytes
+//   after:  ..., loss_0(t), net_1(t+1), act_0(t+1), ...
+//           -> net: point, 1 slot; net_2 a copy onto its own slot (nothing runs)
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "schedule/schedule_impl.h"
+
+namespace trlc {
+
+namespace {
+
+/** A reader moves before a writer only for a tensor whose point takes at least this many bytes:
+ *  a second slot of a small value costs nothing worth a kernel launch, while the order change
+ *  may split a fused kernel (samples/cartpole_rollout.trl: moving the episode return's read of
+ *  term[t-1] before term_0(t) split the act/step/term/rew kernel for 16 bytes); a network's
+ *  second slot costs a copy of it every step (DQN: 43,744 bytes). */
+constexpr int64_t kSoftEdgeBytes = 4096;
+
+/** Tuple names of the sets of "u". */
+std::set<std::string> names_of(const isl::union_set &u) {
+    std::set<std::string> out;
+    u.foreach_set([&](isl::set s) { out.insert(isl_set_get_tuple_name(s.get())); });
+    return out;
+}
+
+/** The tuple name of the range of "m". */
+std::string out_name(const isl::map &m) { return isl_map_get_tuple_name(m.get(), isl_dim_out); }
+
+/** Whether "rel" (instance -> instance) relates an instance of "a" to one of "b". */
+bool relates(const isl::union_map &rel, const isl::union_set &a, const isl::union_set &b) {
+    return !rel.intersect_domain(a).intersect_range(b).is_empty();
+}
+
+/** Whether a path of "edges" leads from "from" to "to". */
+bool reaches(const std::vector<std::vector<bool>> &edges, int from, int to) {
+    std::vector<bool> seen(edges.size(), false);
+    std::vector<int> stack = {from};
+    while (!stack.empty()) {
+        int v = stack.back();
+        stack.pop_back();
+        if (v == to) return true;
+        if (seen[v]) continue;
+        seen[v] = true;
+        for (size_t w = 0; w < edges.size(); ++w)
+            if (edges[v][w] && !seen[w]) stack.push_back(static_cast<int>(w));
+    }
+    return false;
+}
+
+}  // namespace
+
+std::vector<int> storage_order(isl_schedule_node *seq, const Schedule &s) {
+    const ScheduleImpl &im = s.impl();
+    const int n = static_cast<int>(isl_schedule_node_n_children(seq));
+    std::vector<int> order(n);
+    for (int i = 0; i < n; ++i) order[i] = i;
+    if (n < 2) return order;
+    std::vector<isl::union_set> filter(n);
+    std::vector<std::set<std::string>> stmts(n);
+    for (int i = 0; i < n; ++i) {
+        isl_schedule_node *c = isl_schedule_node_get_child(seq, i);
+        filter[i] = isl::manage(isl_schedule_node_filter_get_filter(c)).intersect(im.domain);
+        isl_schedule_node_free(c);
+        stmts[i] = names_of(filter[i]);
+    }
+    std::map<std::string, Statement::Kind> kind;
+    for (const Statement &st : s.statements) kind[st.name] = st.kind;
+    // Instance pairs at the same time of the bands above the node.
+    isl::union_map prefix = isl::manage(isl_schedule_node_get_prefix_schedule_union_map(seq));
+    isl::union_map same = prefix.apply_range(prefix.reverse());
+    isl::union_map flow_now = im.flow.intersect(same);
+    std::vector<std::vector<bool>> edges(n, std::vector<bool>(n, false));
+    int last_record = -1;  // emits and saves keep their order
+    for (int i = 0; i < n; ++i) {
+        isl::union_map out = flow_now.intersect_domain(filter[i]);
+        std::set<std::string> succ;
+        out.foreach_map([&](isl::map m) { succ.insert(out_name(m)); });
+        for (int j = 0; j < n; ++j) {
+            if (j == i) continue;
+            bool candidate = std::any_of(stmts[j].begin(), stmts[j].end(),
+                                         [&](const std::string &nm) { return succ.count(nm) > 0; });
+            if (candidate && !out.intersect_range(filter[j]).is_empty()) edges[i][j] = true;
+        }
+        bool record = std::any_of(stmts[i].begin(), stmts[i].end(), [&](const std::string &nm) {
+            auto it = kind.find(nm);
+            return it != kind.end() && it->second != Statement::Tensor;
+        });
+        if (record) {
+            if (last_record >= 0) edges[last_record][i] = true;
+            last_record = i;
+        }
+    }
+    // Soft edges: the readers of a tensor before a writer of it at the same time.
+    std::vector<std::set<std::string>> reads(n), writes(n);
+    for (int i = 0; i < n; ++i) {
+        im.reads.intersect_domain(filter[i]).foreach_map(
+            [&](isl::map m) { reads[i].insert(out_name(m)); });
+        im.writes.intersect_domain(filter[i]).foreach_map(
+            [&](isl::map m) { writes[i].insert(out_name(m)); });
+    }
+    bool added = false;
+    for (int j = 0; j < n; ++j) {
+        if (writes[j].empty()) continue;
+        for (int i = 0; i < n; ++i) {
+            if (i == j || edges[i][j]) continue;
+            bool shares = std::any_of(reads[i].begin(), reads[i].end(), [&](const std::string &x) {
+                auto b = im.point_bytes.find(x);
+                return writes[j].count(x) > 0 && b != im.point_bytes.end() && b->second >= kSoftEdgeBytes;
+            });
+            if (!shares || reaches(edges, j, i) || !relates(same, filter[i], filter[j])) continue;
+            edges[i][j] = true;
+            added = true;
+        }
+    }
+    if (!added) return order;
+    // Kahn's algorithm, the smallest original position first.
+    std::vector<int> indegree(n, 0);
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j)
+            if (edges[i][j]) ++indegree[j];
+    std::vector<bool> placed(n, false);
+    order.clear();
+    for (int k = 0; k < n; ++k) {
+        int pick = -1;
+        for (int i = 0; i < n && pick < 0; ++i)
+            if (!placed[i] && indegree[i] == 0) pick = i;
+        TRLC_ASSERT(pick >= 0) << "sequence_order: the edges form a cycle";
+        placed[pick] = true;
+        order.push_back(pick);
+        for (int j = 0; j < n; ++j)
+            if (edges[pick][j]) --indegree[j];
+    }
+    return order;
+}
+
+}  // namespace trlc
