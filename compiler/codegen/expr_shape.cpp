@@ -23,12 +23,14 @@ Val ExprEmitter::emit_transpose(const ir::Node &n) {
         dims.push_back(x.dims[axes[d]]);
     }
     Val r = declare(x.dt, maxs, dims);
-    auto xst = strides_c(x.dims), rst = strides_c(dims);
-    for_elems(r, [&](const std::string &i) {
+    // One loop per dim (for_nd): the source index is a sum of iterators times strides, with
+    // no division or remainder per element (a flat loop with coordinates recovered by / and %
+    // was 5 % of the DQN sample's training time in the backward pass's W^T).
+    auto xst = strides_c(x.dims);
+    for_nd(r, [&](const Ix &ix) {
         std::string src;
-        for (int64_t d = 0; d < rank; ++d)
-            src += (src.empty() ? "" : " + ") + mul_c(coord_c(i, dims, rst, d), xst[axes[d]]);
-        line(r.at(i) + " = " + x.at(src) + ";");
+        for (int64_t d = 0; d < rank; ++d) src += (src.empty() ? "" : " + ") + mul_c(ix.c[d], xst[axes[d]]);
+        line(r.at(ix.flat) + " = " + x.at(src) + ";");
     });
     return r;
 }
