@@ -94,4 +94,10 @@ void print_blas(const Schedule &sched, const KernelPlan &k, std::ostream &out);
 /** --print-after=fusion: one line per fused chain, "x_1 + y_1 + z_0", or "no fusion". */
 void print_fusion(const Schedule &sched, const KernelPlan &k, std::ostream &out);
 
+/** The named profiler region (`region "name" { … }`, dsl/README §7.9) statement "st" is timed
+ *  under: the innermost one holding its source line, else, for a tensor of the autodiff pass
+ *  (grad.<y>…, <y>.<k>.saved.<n>), its loss y's; nullptr when none (profile_regions.cpp).  A
+ *  fused kernel never spans two regions (plan_fusion.cpp). */
+const ir::Region *statement_region(const ir::Program &prog, const Statement &st);
+
 }  // namespace trlc

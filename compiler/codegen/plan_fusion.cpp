@@ -15,6 +15,9 @@
 // points never share bytes, so the fused kernel computes what the separate launches did (and
 // the memory plan stays as is).  With one batch point (no batch dims) the chain is sequential
 // and always fuses.
+// A kernel never spans two named profiler regions (`region "name" { … }`, statement_region):
+// the profiler times a kernel under its first statement's region, and a user who names a
+// region asks for its statements' time apart from the rest.
 // Example: ob_0, logits_0, act_0 over the same batch b, each reading the others only at its own
 // b, run as one kernel k_fused_ob_0_x3 (one thread per b runs the three in order).
 #include <set>
@@ -183,7 +186,9 @@ private:
             if (!run.empty()) {
                 std::vector<int> longer = run;
                 longer.push_back(ch.stmt);
-                if (!(opts_.fuse && pdg_ && can_fuse(longer))) flush(i);
+                bool same_region = statement_region(prog_, sched_.statements.at(run[0])) ==
+                                   statement_region(prog_, sched_.statements.at(ch.stmt));
+                if (!(opts_.fuse && pdg_ && same_region && can_fuse(longer))) flush(i);
             }
             if (run.empty()) run_start = i;
             run.push_back(ch.stmt);

@@ -109,6 +109,34 @@ const char *side_of(const std::string &group) {
 
 }  // namespace
 
+}  // namespace trlc::codegen
+
+namespace trlc {
+
+const ir::Region *statement_region(const ir::Program &prog, const Statement &st) {
+    Loc loc;
+    std::string name;
+    if (st.kind == Statement::Tensor) {
+        const ir::Tensor &x = prog.tensors.at(st.index);
+        name = x.name;
+        loc = x.equations.at(st.equation).loc;
+    } else if (st.kind == Statement::Emit) {
+        loc = prog.emits.at(st.index).loc;
+    } else {
+        loc = prog.saves.at(st.index).loc;
+    }
+    const ir::Region *region = codegen::named_region(prog, loc);
+    if (!region && st.kind == Statement::Tensor) {
+        const int y = prog.tensor_index(codegen::loss_of(prog, name));
+        if (y >= 0 && !prog.tensors[y].equations.empty()) region = codegen::named_region(prog, prog.tensors[y].equations[0].loc);
+    }
+    return region;
+}
+
+}  // namespace trlc
+
+namespace trlc::codegen {
+
 std::string ProgramEmitter::region_table() const {
     // One string: a line per region, fields separated by tabs (trl_rt.h), written as adjacent
     // literals packed into source lines of at most 100 columns (test/lit/externs/format.test) (kept as written: clang-format off).
@@ -130,13 +158,7 @@ std::string ProgramEmitter::region_table() const {
             loc = prog_.saves.at(st.index).loc;
         }
         const std::string side = side_of(group);
-        const ir::Region *region = named_region(prog_, loc);
-        if (!region && st.kind == Statement::Tensor) {
-            const int y = prog_.tensor_index(loss_of(prog_, name));
-            if (y >= 0 && !prog_.tensors[y].equations.empty())
-                region = named_region(prog_, prog_.tensors[y].equations[0].loc);
-        }
-        if (region) group = region->name;
+        if (const ir::Region *region = statement_region(prog_, st)) group = region->name;
         std::string w = where(loc);
         size_t slash = w.find_last_of('/');  // the file's name is enough in a region's label
         if (slash != std::string::npos) w = w.substr(slash + 1);
