@@ -128,7 +128,8 @@ const ir::Region *statement_region(const ir::Program &prog, const Statement &st)
     const ir::Region *region = codegen::named_region(prog, loc);
     if (!region && st.kind == Statement::Tensor) {
         const int y = prog.tensor_index(codegen::loss_of(prog, name));
-        if (y >= 0 && !prog.tensors[y].equations.empty()) region = codegen::named_region(prog, prog.tensors[y].equations[0].loc);
+        if (y >= 0 && !prog.tensors[y].equations.empty())
+            region = codegen::named_region(prog, prog.tensors[y].equations[0].loc);
     }
     return region;
 }

@@ -71,7 +71,6 @@ isl::set meet_times(const TensorLife &a, const TensorLife &b, const LifeContext 
 
 // ---- storage_kinds.cpp ------------------------------------------------------------
 
-
 /** Successive-modulo storage of a tensor whose points are "domain" (concrete) under the
  *  conflict relation "conflict" ({ x[p] -> x[q] }, symmetric, irreflexive).  Fills lower,
  *  modulus, stride, slots and kind of "buf"; "batch" marks domain positions kept whole. */

@@ -15,10 +15,10 @@
 // How: children i -> j are *hard* edges when a flow dependence runs from an instance in i to
 // one in j at the same prefix time, and between consecutive emits and saves (their records
 // keep their order); *soft* edges i -> j when i reads a tensor of at least kSoftEdgeBytes a
-// point that j writes and both have instances at the same prefix time.  Soft edges are added in order (writer, then reader, by
-// position) when they close no cycle; the new order is the topological order of the edges
-// that takes the smallest original position first (Kahn), so it equals isl's order when no
-// soft edge is added.
+// point that j writes and both have instances at the same prefix time.  Soft edges are added
+// in order (writer, then reader, by position) when they close no cycle; the new order is the
+// topological order of the edges that takes the smallest original position first (Kahn), so
+// it equals isl's order when no soft edge is added.
 //
 // Example (samples/dqn_cartpole.trl, the one loop over t; in the iteration c = t + 2):
 //   before: ..., net_1(t+1) [net[t+1] = the update's], act_0(t+1), ..., loss_0(t) [the loss
@@ -121,10 +121,8 @@ std::vector<int> storage_order(isl_schedule_node *seq, const Schedule &s) {
     // Soft edges: the readers of a tensor before a writer of it at the same time.
     std::vector<std::set<std::string>> reads(n), writes(n);
     for (int i = 0; i < n; ++i) {
-        im.reads.intersect_domain(filter[i]).foreach_map(
-            [&](isl::map m) { reads[i].insert(out_name(m)); });
-        im.writes.intersect_domain(filter[i]).foreach_map(
-            [&](isl::map m) { writes[i].insert(out_name(m)); });
+        im.reads.intersect_domain(filter[i]).foreach_map([&](isl::map m) { reads[i].insert(out_name(m)); });
+        im.writes.intersect_domain(filter[i]).foreach_map([&](isl::map m) { writes[i].insert(out_name(m)); });
     }
     bool added = false;
     for (int j = 0; j < n; ++j) {
