@@ -83,32 +83,28 @@ void Sema::collect_tensors() {
             // otherwise` and `opt[t+1] = opt[t] otherwise`, the same values at the same points,
             // without the hidden tuple's copy and the two copies out of it (a step of the DQN
             // sample copied 262 KB for the optimizer state it does not update).
-            if (d.value && d.value->kind == ast::ExprKind::Tuple && d.value->args.size() == d.targets.size() &&
-                !d.has_type) {
-                for (size_t k = 0; k < d.targets.size(); ++k) {
-                    Loc at = k < d.target_locs.size() ? d.target_locs[k] : d.loc;
-                    int t = get_tensor(d.targets[k], at, false);
-                    if (t < 0) continue;
-                    EqSrc s;
-                    s.decl = &d;
-                    s.value = d.value->args[k].get();
-                    tinfo_[t].eqs.push_back(s);
-                }
-                continue;
+            const bool literal = d.value && d.value->kind == ast::ExprKind::Tuple &&
+                                 d.value->args.size() == d.targets.size() && !d.has_type;
+            int h = -1;
+            if (!literal) {
+                h = get_tensor(hname, d.loc, true);
+                EqSrc hs;
+                hs.decl = &d;
+                tinfo_[h].eqs.push_back(hs);
+                if (d.has_type) declare(h, d.type, d.type.loc);
             }
-            int h = get_tensor(hname, d.loc, true);
-            EqSrc hs;
-            hs.decl = &d;
-            tinfo_[h].eqs.push_back(hs);
-            if (d.has_type) declare(h, d.type, d.type.loc);
             for (size_t k = 0; k < d.targets.size(); ++k) {
                 Loc at = k < d.target_locs.size() ? d.target_locs[k] : d.loc;
                 int t = get_tensor(d.targets[k], at, false);
                 if (t < 0) continue;
                 EqSrc s;
                 s.decl = &d;
-                s.tuple_elem = static_cast<int>(k);
-                s.hidden = h;
+                if (literal) {
+                    s.value = d.value->args[k].get();
+                } else {
+                    s.tuple_elem = static_cast<int>(k);
+                    s.hidden = h;
+                }
                 tinfo_[t].eqs.push_back(s);
             }
         } else if (d.kind == ast::DeclKind::TypeDecl) {

@@ -82,7 +82,7 @@ void Sema::note_missing_base_case(int t, const std::vector<int> &pending, const 
     std::string example;
     for (int k : pending) {
         const EqSrc &s = info.eqs[k];
-        const ast::Expr *idx = s.decl ? find_index_at(s.value ? s.value : s.decl->value.get(), self_reads.at(k)) : nullptr;
+        const ast::Expr *idx = s.decl ? find_index_at(s.body(), self_reads.at(k)) : nullptr;
         if (!idx || !s.cls_ok || s.cls.size() != tensor.dims.size() || idx->indices.size() != tensor.dims.size() ||
             s.decl->pattern.size() != s.cls.size())
             return;
@@ -311,7 +311,7 @@ bool Sema::lower_equation(int t, int k) {
         g.int_attr = s.tuple_elem;
         v = Val{make_node(std::move(g)), false, nullptr};
     } else {
-        v = lower(s.value ? *s.value : *s.decl->value, scope);
+        v = lower(*s.body(), scope);
         if (!v.ok()) return false;
         if (tensor.is_hidden) {
             size_t n = s.decl->targets.size();

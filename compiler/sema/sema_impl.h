@@ -85,6 +85,8 @@ struct EqSrc {
      *  equation (`(net, opt)[t+1] = (net[t], opt[t]) otherwise`: net's element is net[t]),
      *  lowered as the target's own equation instead of through the hidden tuple tensor. */
     const ast::Expr *value = nullptr;
+    /** The expression this equation's body is lowered from: "value", else the declaration's. */
+    const ast::Expr *body() const { return value ? value : decl->value.get(); }
     bool ok = false;  // pattern, variables and guard were built
     ir::Equation eq;  // vars, pattern, guard, loc; body set by typing
     std::vector<std::string> var_names;
