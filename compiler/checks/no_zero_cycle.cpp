@@ -14,10 +14,18 @@
 //   R = { a[t] -> b[t]; b[t] -> a[t] }
 // A point depends on itself iff R+ (transitive closure) meets the identity.
 // isl's closure may be an over-approximation (or give up after an operation
-// budget): then R+ is recomputed exactly by repeated squaring (C := C ∪ C∘C until
-// nothing changes; ≤ 64 rounds cover any path length), also under a budget;
-// past it, a warning says the check could not decide.
-// For the first point on a cycle (first tensor in definition order, smallest
+// budget); when it is empty, there is no cycle.  Otherwise R+ is built again
+// by repeated squaring (C := C ∪ C∘C; ≤ 64 rounds cover any path length), every
+// C exact and within R+, stopping at the first round where C meets the
+// identity: those points are on the shortest cycles, and the error names one
+// of them (an exact isl closure stands when squaring runs out of budget).  A
+// fixpoint without such a round proves the leaf acyclic.  Each step runs under
+// an isl operation budget (kCycleCheckOperations); when neither decides, a
+// warning says the check could not.  Found by tools/fuzz.sh: a REINFORCE whose
+// update read net[I] in every iteration squared for 14 s to the full closure and
+// then reported a 400-step cycle from net[1]; it now stops after 2 rounds at
+// `net[i] -> (net, opt)[i] -> net[i] (at i = 200)`.
+// For the first of those points (first tensor in definition order, smallest
 // point), a shortest cycle is found breadth-first and reported:
 //   zero-distance dependence cycle: a[t] -> b[t] -> a[t]
 // at the first tensor's equation, with a note at each read along the cycle.
@@ -62,19 +70,12 @@ std::vector<std::vector<int>> components(int n, const std::vector<std::vector<in
 
 }  // namespace
 
-bool exact_transitive_closure(const isl::union_map &r, isl::union_map *out) {
-    isl_ctx *ctx = r.ctx().get();
-    isl_ctx_set_max_operations(ctx, 20000000);
+bool with_operation_budget(isl_ctx *ctx, unsigned long operations, const std::function<void()> &f) {
+    isl_ctx_set_max_operations(ctx, operations);
     isl_ctx_reset_operations(ctx);
     bool ok = true;
     try {
-        isl::union_map c = r;
-        for (int round = 0; round < 64; ++round) {
-            isl::union_map next = c.unite(c.apply_range(c)).coalesce();
-            if (next.is_subset(c)) break;
-            c = next;
-        }
-        *out = c;
+        f();
     } catch (const isl::exception &) {
         isl_ctx_reset_error(ctx);
         ok = false;
@@ -83,11 +84,25 @@ bool exact_transitive_closure(const isl::union_map &r, isl::union_map *out) {
     return ok;
 }
 
+bool exact_transitive_closure(const isl::union_map &r, isl::union_map *out, unsigned long operations,
+                              const std::function<bool(const isl::union_map &)> &enough) {
+    return with_operation_budget(r.ctx().get(), operations, [&] {
+        isl::union_map c = r;
+        for (int round = 0; round < 64 && !(enough && enough(c)); ++round) {
+            isl::union_map next = c.unite(c.apply_range(c)).coalesce();
+            if (next.is_subset(c)) break;
+            c = next;
+        }
+        *out = c;
+    });
+}
+
 namespace {
 
 class CycleChecker {
 public:
-    CycleChecker(const PdgImpl &g, Diagnostics &diag) : g_(g), diag_(diag) {
+    CycleChecker(const PdgImpl &g, Diagnostics &diag, unsigned long operations)
+        : g_(g), diag_(diag), operations_(operations) {
         for (size_t i = 0; i < g.nodes.size(); ++i) by_tuple_[g.nodes[i].tuple] = static_cast<int>(i);
     }
 
@@ -241,30 +256,33 @@ private:
         return best;
     }
 
-    /* isl's own closure gives up past this many operations (a few seconds). */
-    static constexpr unsigned long kClosureOperations = 20000000;
-
-    /* The points of "leaf" that depend on themselves (the exact closure of its
-     * relation meets the identity); false when isl gave up ("r": the relation). */
+    /* The points of "leaf" that depend on themselves (the closure of its relation meets the
+     * identity): none when isl's closure proves it; else those on the shortest cycles, which
+     * squaring finds first (C ⊆ R+ after every round), or all of them by isl's exact closure
+     * when squaring runs out of budget; false when no step decided ("r": the relation). */
     bool points_on_cycles(const std::vector<Edge> &leaf, isl::union_map *r, isl::union_map *on_cycle) const {
         *r = isl::union_map::empty(g_.isl.ctx());
         for (const Edge &e : leaf) *r = r->unite(isl::union_map(e.rel));
         PassTimer t("transitive closure (" + std::to_string(leaf.size()) + " edges)");
         isl_ctx *ctx = g_.isl.raw();
-        isl_ctx_set_max_operations(ctx, kClosureOperations);
-        isl_ctx_reset_operations(ctx);
-        isl_bool exact = isl_bool_false;
-        isl_union_map *raw = isl_union_map_transitive_closure(r->copy(), &exact);
-        isl_ctx_set_max_operations(ctx, 0);
-        if (!raw) isl_ctx_reset_error(ctx);  // over budget: decide by squaring below
         isl::union_set points = r->domain().unite(r->range());
-        if (raw) {
-            *on_cycle = isl::manage(raw).intersect(points.identity());
-            if (on_cycle->is_empty() || exact == isl_bool_true) return true;
+        isl_bool exact = isl_bool_false;
+        isl::union_map approx;
+        bool closed = with_operation_budget(
+            ctx, operations_, [&] { approx = isl::manage(isl_union_map_transitive_closure(r->copy(), &exact)); });
+        isl::union_map identity = points.identity();
+        if (closed) {  // else over budget: decide by squaring below
+            *on_cycle = approx.intersect(identity);
+            if (on_cycle->is_empty()) return true;
         }
-        isl::union_map exact_c;
-        if (!exact_transitive_closure(*r, &exact_c)) return false;
-        *on_cycle = exact_c.intersect(points.identity());
+        // Squaring stops at the first round whose paths close a cycle: the points on the
+        // shortest cycles (length at most 2^round), maybe not all points on cycles, which is
+        // enough for the error and names a short cycle.  Past its budget, isl's set stands
+        // when it is exact.
+        isl::union_map c;
+        auto cycle = [&](const isl::union_map &m) { return !m.intersect(identity).is_empty(); };
+        if (!exact_transitive_closure(*r, &c, operations_, cycle)) return closed && exact == isl_bool_true;
+        *on_cycle = c.intersect(identity);
         return true;
     }
 
@@ -418,11 +436,14 @@ private:
 
     const PdgImpl &g_;
     Diagnostics &diag_;
+    unsigned long operations_;
     std::map<std::string, int> by_tuple_;
 };
 
 }  // namespace
 
-void check_no_zero_cycle(const Pdg &pdg, Diagnostics &diag) { CycleChecker(pdg.impl(), diag).run(); }
+void check_no_zero_cycle(const Pdg &pdg, Diagnostics &diag, unsigned long operations) {
+    CycleChecker(pdg.impl(), diag, operations).run();
+}
 
 }  // namespace trlc

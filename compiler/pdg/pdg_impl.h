@@ -9,6 +9,7 @@
 // parameters projected out (concrete numbers), next to a `context:` line.
 #include <isl/cpp.h>
 
+#include <functional>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -135,10 +136,17 @@ std::vector<std::vector<int>> strongly_connected_components(int n, const std::ve
 /** The coordinates of the lexicographically smallest point of concrete "s". */
 std::vector<int64_t> first_point(const isl::set &s);
 
+/** Runs "f" with at most "operations" isl operations on "ctx" (isl_ctx_set_max_operations;
+ *  0: no limit); false when f threw isl::exception (the budget ran out, or another isl error),
+ *  the context's error then reset.  The limit is 0 again afterwards. */
+bool with_operation_budget(isl_ctx *ctx, unsigned long operations, const std::function<void()> &f);
+
 /** R+ of a concrete (parameter-free, finite) "r", exactly, by repeated squaring
- *  (C := C ∪ C∘C until C stops growing; 64 rounds cover any path length).
- *  Returns false if isl exceeded its operation budget (checks/no_zero_cycle.cpp). */
-bool exact_transitive_closure(const isl::union_map &r, isl::union_map *out);
+ *  (C := C ∪ C∘C until C stops growing; 64 rounds cover any path length), or the C of the
+ *  first round for which "enough" (if given) holds: the pairs joined by a path of at most 2^k
+ *  steps, a subset of R+.  Returns false if isl exceeded "operations" (checks/no_zero_cycle.cpp). */
+bool exact_transitive_closure(const isl::union_map &r, isl::union_map *out, unsigned long operations,
+                              const std::function<bool(const isl::union_map &)> &enough = nullptr);
 
 /** The branches of the clamps of read "e" (pdg/clamp_pieces.cpp): the consumer equation's
  *  effective points (parametric, in the consumer's tensor space) partitioned so that on each
