@@ -62,7 +62,7 @@ void store_cached_build(const std::string &dir, const std::string &key, const st
     if (ec || !replace_file(output, entry / "program")) return;
     if (keep_source) replace_file(output + ".cu", entry / "program.cu");
     // Keep the newest kMaxEntries programs and kMaxRuntimes runtime object sets
-    // (build_program.cpp's runtime_objects: one per toolchain, flags and runtime text).
+    // (runtime_objects.h: one per toolchain, flags, runtime text and CPU).
     std::vector<std::pair<fs::file_time_type, fs::path>> programs, runtimes;
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
         if (!it->is_directory(ec)) continue;

@@ -18,8 +18,9 @@
 //
 // Where: $TRLC_CACHE_DIR, else $XDG_CACHE_HOME/trlc, else $HOME/.cache/trlc; one directory per
 // key holding the executable (and the generated source, for --keep-source), and runtime-KEY
-// directories of the runtime's sources compiled once per toolchain and flags (build_program.cpp,
-// so that a cache miss compiles only the generated source).  The newest 64 programs and 8
+// directories of the runtime's sources compiled once per toolchain, flags and CPU when trlc's
+// prebuilt set does not match (runtime_objects.h; a cache miss compiles only the generated
+// source).  The newest 64 programs and 8
 // runtime sets are kept.  `--no-cache` (or TRLC_CACHE_DIR=off) builds without reading or writing it;
 // deleting the directory is always safe.
 #include <string>

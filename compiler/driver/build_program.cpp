@@ -60,6 +60,7 @@
 #include <sstream>
 
 #include "driver/build_cache.h"
+#include "driver/runtime_objects.h"
 #include "externs/subprocess.h"
 #include "support/install_dirs.h"
 
@@ -129,6 +130,27 @@ std::vector<std::string> host_flags(const BuildOptions &opts, const std::string 
     return f;
 }
 
+/** The host build's compile command without inputs and outputs (host_flags, then -fPIC for a
+ *  shared library, -DTRL_USE_LIBXSMM where libxsmm was found at configure time and the runtime
+ *  is linked), and in "libs" the libraries to link after the inputs. */
+std::vector<std::string> host_command(const BuildOptions &opts, const std::string &olevel,
+                                      std::vector<std::string> *libs) {
+    std::vector<std::string> argv = host_flags(opts, olevel);
+    if (opts.shared_library)
+        for (const char *a : {"-fPIC", "-fvisibility=hidden"}) argv.push_back(a);
+    *libs = {"-lopenblas"};
+#if defined(TRLC_LIBXSMM_LIBRARY)
+    if (!opts.standalone && !opts.shared_library) {
+        // Small f32 products through libxsmm (runtime/rt/trl_rt_host.cpp); its BLAS fallback
+        // (sgemm_) comes from OpenBLAS, which follows it.
+        argv.push_back("-DTRL_USE_LIBXSMM");
+        if (std::string(TRLC_LIBXSMM_INCLUDE_DIR) != "/usr/include") argv.push_back("-I" TRLC_LIBXSMM_INCLUDE_DIR);
+        *libs = {TRLC_LIBXSMM_LIBRARY, "-lopenblas", "-lpthread", "-ldl"};
+    }
+#endif
+    return argv;
+}
+
 /** `nvidia-smi ARGS`, its output captured in a temporary directory (removed again); a run that
  *  could not start (no nvidia-smi, no temporary directory) has started == false. */
 ToolRun run_nvidia_smi(const std::vector<std::string> &args) {
@@ -140,46 +162,6 @@ ToolRun run_nvidia_smi(const std::vector<std::string> &args) {
     ToolRun r = run_tool(argv, std::string(dir) + "/tool-output.txt");
     rmdir(dir);
     return r;
-}
-
-/** The runtime's "sources" compiled once per compiler, flags ("compile": the command without
- *  inputs and outputs) and runtime text into objects under "cache_dir"/runtime-KEY/
- *  (build_cache.h's BuildKey), so that a build compiles only the generated source: 3.2 s of
- *  PPO CartPole's 7.8 s host build.  Returns the objects; the sources themselves when there is
- *  no cache directory or a compile fails (the build's one command then compiles them and
- *  reports any error).  Objects appear by rename, so concurrent builds never see half a file. */
-std::vector<std::string> runtime_objects(const std::vector<std::string> &compile,
-                                         const std::vector<std::string> &sources, const std::string &rt,
-                                         const std::string &cache_dir, const std::string &tmpdir) {
-    if (cache_dir.empty()) return sources;
-    BuildKey key;
-    std::string flags;
-    for (const std::string &a : compile) flags += a + '\0';
-    key.add("runtime objects", flags);
-    key.add_tool(compile.at(0));
-    key.add_tree(rt);
-    std::string dir = cache_dir + "/runtime-" + key.hex();
-    std::vector<std::string> objs;
-    for (const std::string &src : sources) {
-        std::string obj = dir + "/" + base_name(src) + ".o";
-        if (access(obj.c_str(), R_OK) != 0) {
-            std::error_code ec;
-            std::filesystem::create_directories(dir, ec);
-            if (ec) return sources;
-            std::string tmp = obj + ".tmp" + std::to_string(getpid());
-            std::vector<std::string> argv = compile;
-            for (const std::string &a : {std::string("-c"), src, "-I" + rt, std::string("-o"), tmp}) argv.push_back(a);
-            ToolRun r = run_tool(argv, tmpdir + "/runtime-output.txt");
-            if (!r.started || r.exit_status != 0 || rename(tmp.c_str(), obj.c_str()) != 0) {
-                unlink(tmp.c_str());
-                return sources;
-            }
-        }
-        objs.push_back(obj);
-    }
-    std::error_code ec;  // recently used: build_cache.cpp keeps the newest sets
-    std::filesystem::last_write_time(dir, std::filesystem::file_time_type::clock::now(), ec);
-    return objs;
 }
 
 }  // namespace
@@ -312,26 +294,11 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
     std::string tool_name;
     if (on_host) {
         tool_name = "the host C++ compiler";
-        argv = host_flags(opts, olevel);
-        if (opts.shared_library)
-            for (const char *a : {"-fPIC", "-fvisibility=hidden"}) argv.push_back(a);
-        std::vector<std::string> libs = {"-lopenblas"};
-#if defined(TRLC_LIBXSMM_LIBRARY)
-        if (!opts.standalone && !opts.shared_library) {
-            // Small f32 products through libxsmm (runtime/rt/trl_rt_host.cpp); its BLAS fallback
-            // (sgemm_) comes from OpenBLAS, which follows it.
-            argv.push_back("-DTRL_USE_LIBXSMM");
-            if (std::string(TRLC_LIBXSMM_INCLUDE_DIR) != "/usr/include") argv.push_back("-I" TRLC_LIBXSMM_INCLUDE_DIR);
-            libs = {TRLC_LIBXSMM_LIBRARY, "-lopenblas", "-lpthread", "-ldl"};
-        }
-#endif
+        std::vector<std::string> libs;
+        argv = host_command(opts, olevel, &libs);
         std::vector<std::string> rt_inputs;
         if (!opts.standalone) {  // else the runtime is inside the source
-            rt_inputs = runtime_objects(argv,
-                                        {rt + "/rt/trl_rt_common.cpp", rt + "/rt/trl_checkpoint.cpp",
-                                         rt + "/rt/trl_profile.cpp", rt + "/rt/trl_rt_host.cpp", rt + "/trl_npy.cpp",
-                                         rt + "/trl_json.cpp", rt + "/rt/trl_outlined.cpp"},
-                                        rt, opts.cache_dir, tmpdir);
+            rt_inputs = runtime_objects(argv, host_runtime_sources(rt), rt, opts.cache_dir, tmpdir);
             // The program calls the runtime headers' largest functions in rt/trl_outlined.cpp
             // (TRL_OUTLINED, runtime/trl_dd.h) instead of compiling its own copies.
             argv.push_back("-DTRL_RT_OUTLINED");
@@ -373,10 +340,7 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
         argv.push_back("arch=compute_" + top.substr(3) + ",code=compute_" + top.substr(3));
         if (!opts.standalone) {  // else the runtime is inside the source
             std::vector<std::string> rt_inputs =
-                runtime_objects(argv,
-                                {rt + "/rt/trl_rt_cuda.cu", rt + "/rt/trl_rt_common.cpp", rt + "/rt/trl_checkpoint.cpp",
-                                 rt + "/rt/trl_profile.cpp", rt + "/trl_npy.cpp", rt + "/trl_json.cpp"},
-                                rt, opts.cache_dir, tmpdir);
+                runtime_objects(argv, cuda_runtime_sources(rt), rt, opts.cache_dir, tmpdir);
             argv.push_back(cu);
             argv.insert(argv.end(), rt_inputs.begin(), rt_inputs.end());
         } else {
@@ -412,6 +376,14 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
         return 1;
     }
     return 0;
+}
+
+int prebuild_runtime(const std::string &dir, Diagnostics &diag) {
+    BuildOptions opts;  // the defaults of `trlc prog.trl -o prog` for the host
+    std::vector<std::string> libs;
+    std::vector<std::string> compile = host_command(opts, "-O3", &libs);
+    std::string rt = runtime_dir();
+    return prebuild_runtime_objects(compile, host_runtime_sources(rt), rt, dir, diag);
 }
 
 }  // namespace trlc

@@ -49,4 +49,10 @@ bool check_build_options(const BuildOptions &opts, Diagnostics &diag);
  *  with the command line and the tool's stderr; returns the exit code (0, or 1). */
 int build_program(const std::string &source, const BuildOptions &opts, Diagnostics &diag);
 
+/** `trlc --prebuild-runtime DIR`: the runtime objects of the default host build (-O3,
+ *  --march=native, the compiler $CXX or c++) compiled into DIR (runtime_objects.h), where
+ *  every later host build with those flags links them.  CMake runs it into BUILD/runtime-objects
+ *  when it builds trlc.  Returns 0, or 1 after an error in "diag". */
+int prebuild_runtime(const std::string &dir, Diagnostics &diag);
+
 }  // namespace trlc

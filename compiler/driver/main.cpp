@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "driver/build_program.h"
 #include "driver/cli_common.h"
 #include "driver/pipeline.h"
 
@@ -75,7 +76,11 @@ int main(int argc, char **argv) {
     app.set_version_flag("--version", std::string("trlc ") + TRLC_VERSION);
     trlc::DriverOptions opts;
     std::vector<std::string> defines;
-    app.add_option("file", opts.input, "the .trl program")->required();
+    // `trlc --prebuild-runtime DIR` takes no program.
+    bool prebuild = false;
+    for (int k = 1; k < argc; ++k) prebuild = prebuild || std::string(argv[k]).rfind("--prebuild-runtime", 0) == 0;
+    CLI::Option *file = app.add_option("file", opts.input, "the .trl program");
+    if (!prebuild) file->required();
     app.add_option("--emit", opts.emit, "print a stage's output and stop")
         ->check(CLI::IsMember({"ast", "types", "pdg", "pdg-dot", "json", "schedule", "memplan", "cuda", "library"}));
     app.add_option("--interpret", opts.interpret,
@@ -173,6 +178,13 @@ int main(int argc, char **argv) {
                  "... -lcublas)");
     app.add_flag("--no-color", opts.no_color, "never colour diagnostics");
     app.add_flag("--time-passes", opts.time_passes, "print each pass's CPU and wall time on stderr at the end");
+    std::string prebuild_dir;
+    app.add_option("--prebuild-runtime", prebuild_dir,
+                   "instead of compiling a program: compile the runtime's sources for the default "
+                   "host build (-O3, --march=native, $CXX or c++) into DIR, where every such build "
+                   "links them (the build does this into BUILD/runtime-objects; cmake --install "
+                   "copies it).  Other flags compile their own set once into the build cache")
+        ->excludes(file);
     bool no_verify = false;
     trlc::add_pipeline_options(app, opts, &no_verify);
     // Hidden (empty group): shared with trl-opt, for tests of a hand-written schedule.
@@ -182,6 +194,15 @@ int main(int argc, char **argv) {
 
     int exit_code = 0;
     if (!trlc::parse_command_line(app, argc, argv, &exit_code)) return exit_code;
+    if (app.count("--prebuild-runtime")) {
+        trlc::SourceManager sm;
+        trlc::Diagnostics diag(sm, std::cerr);
+        if (prebuild_dir.empty()) {
+            diag.error("--prebuild-runtime needs a directory");
+            return 1;
+        }
+        return trlc::prebuild_runtime(prebuild_dir, diag);
+    }
     opts.color = !opts.no_color && isatty(STDERR_FILENO) && getenv("NO_COLOR") == nullptr;
     opts.raw_defines = defines;
     opts.argv.assign(argv + 1, argv + argc);

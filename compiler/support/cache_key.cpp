@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -116,6 +117,19 @@ void BuildKey::add_tool(const std::string &name) {
 void BuildKey::add_env(const char *name) {
     const char *v = getenv(name);
     add(std::string("env ") + name, v ? std::string("=") + v : std::string("unset"));
+}
+
+void BuildKey::add_host_cpu() {
+    std::ifstream in("/proc/cpuinfo");
+    std::string line, cpu;
+    while (std::getline(in, line)) {
+        if (line.empty()) break;  // the end of the first processor's block
+        std::string name = line.substr(0, line.find(':'));
+        while (!name.empty() && isspace(static_cast<unsigned char>(name.back()))) name.pop_back();
+        if (name == "vendor_id" || name == "cpu family" || name == "model" || name == "model name" || name == "flags")
+            cpu += line + '\n';
+    }
+    add("host cpu", cpu.empty() ? "unknown" : cpu);
 }
 
 std::string BuildKey::hex() {

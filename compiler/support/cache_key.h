@@ -36,6 +36,10 @@ public:
     void add_tool(const std::string &name);
     /** Environment variable "name" (unset and empty differ). */
     void add_env(const char *name);
+    /** The CPU that -march=native compiles for: the first processor's vendor_id, cpu family,
+     *  model, model name and flags lines of /proc/cpuinfo ("unknown" without it), so that a
+     *  cache shared between machines (a network home) never hands AVX-512 code to an AVX2 CPU. */
+    void add_host_cpu();
     /** The key: 64 hex digits.  Call once, after the last add. */
     std::string hex();
 

@@ -36,4 +36,8 @@ std::string runtime_dir() { return pick("TRLC_RUNTIME_DIR", "runtime", TRLC_RUNT
 
 std::string stdlib_dir() { return pick("TRLC_STDLIB_DIR", "dsl", TRLC_STDLIB_DIR); }
 
+std::string prebuilt_runtime_dir() {
+    return pick("TRLC_RUNTIME_OBJECTS_DIR", "runtime-objects", TRLC_RUNTIME_OBJECTS_DIR);
+}
+
 }  // namespace trlc

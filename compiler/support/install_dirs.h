@@ -18,4 +18,9 @@ std::string runtime_dir();
 /** The standard library's root (the directory holding std/nn.trl, ...); see the file comment. */
 std::string stdlib_dir();
 
+/** The prebuilt runtime objects (driver/runtime_objects.h): TRLC_RUNTIME_OBJECTS_DIR, else
+ *  PREFIX/share/trlc/runtime-objects, else BUILD/runtime-objects of the build tree trlc was
+ *  built in (it may not exist: then every object set comes from the build cache). */
+std::string prebuilt_runtime_dir();
+
 }  // namespace trlc

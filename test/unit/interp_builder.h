@@ -140,7 +140,7 @@ struct Builder {
         p.tensors[tensor].equations.push_back(e);
     }
     void emit(const std::string &stream, std::vector<int> vars, std::vector<std::pair<std::string, NodePtr>> fields) {
-        p.emits.push_back(Emit{stream, vars, fields, {}, nullptr});
+        p.emits.push_back(Emit{stream, vars, fields, {}, nullptr, nullptr});
     }
 
     std::string out, diags;

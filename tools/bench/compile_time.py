@@ -5,11 +5,14 @@ For each sample (default: every samples/*.trl) it times, wall clock, with the pr
 one core (taskset -c CORE):
   frontend  `trlc S --emit=cuda` without the caches: parse .. codegen (schedule, memory plan,
             run-time bound check)
-  cold      `trlc S -o X` with an empty build cache (compiler/driver/build_cache.h): the front
-            end, the runtime's sources compiled into objects, the generated source compiled
-  edit      the same with the runtime objects already cached but no program entry and no
+  cold      `trlc S -o X` with an empty build cache (compiler/driver/build_cache.h) and without
+            the prebuilt runtime objects of trlc's build (TRLC_RUNTIME_OBJECTS_DIR pointed at an
+            empty directory; compiler/driver/runtime_objects.h): the front end, the runtime's
+            sources compiled into objects, the generated source compiled
+  edit      the same with the runtime objects already compiled but no program entry and no
             schedule: what a user waits for after an edit that changes a dependence (what a
-            value reads, a loop's extent)
+            value reads, a loop's extent), and for the first build after installing trlc (the
+            prebuilt objects)
   tweak     the same with the runtime objects and the schedule cached
             (compiler/schedule/schedule_cache.h) but no program entry: after an edit that keeps
             the schedule constraints (a constant, a formula over the same reads, a layer's width)
@@ -73,7 +76,11 @@ def sample_times(trlc, sample, core, work):
         out[key + "_cpu"] = round(cpu[0], 3)
 
     run("frontend", [trlc, sample, "--emit=cuda", "--no-cache"])
+    no_prebuilt = os.path.join(work, "no-prebuilt")
+    os.makedirs(no_prebuilt, exist_ok=True)
+    env["TRLC_RUNTIME_OBJECTS_DIR"] = no_prebuilt
     run("cold", [trlc, sample, "-o", exe, "--target=host"])
+    del env["TRLC_RUNTIME_OBJECTS_DIR"]
 
     def forget(keep):  # every cache entry but the runtime objects and those named in "keep"
         for entry in os.listdir(cache):

@@ -1,0 +1,50 @@
+#pragma once
+// runtime_objects — the runtime's sources (runtime/rt/*.cpp, trl_npy.cpp, trl_json.cpp; the
+// CUDA layer for nvcc) compiled once, not into every program: `trlc -o` compiles only the
+// generated source and links these objects (issue 14 point 3).  One directory runtime-KEY per
+// compile command, in two places, looked up in this order:
+//   1. the prebuilt sets, made when trlc is built (CMake runs `trlc --prebuild-runtime DIR`
+//      after linking trlc: the default host command, -O3 -march=native, into
+//      BUILD/runtime-objects; `cmake --install` copies them to PREFIX/share/trlc/runtime-objects;
+//      install_dirs.h's prebuilt_runtime_dir).  Read only, and used with --no-cache too: they
+//      are part of the installation, like a library;
+//   2. the build cache (build_cache.h), for every other command (another -O, --march, CXX,
+//      nvcc), compiled on first use and kept (the newest 8 sets).
+// KEY (support/cache_key.h's BuildKey) covers the compile command, the compiler (resolved path,
+// size, modification time), every file of the runtime directory, and the CPU (-march=native
+// compiles for the machine it runs on), so a set never meets another toolchain, runtime text or
+// ISA: a copied installation on another CPU falls back to the cache.
+//
+// Example: `trlc samples/dqn_cartpole.trl -o dqn` on an empty cache compiles the generated
+// source alone (about 4 s of CPU) instead of also the seven runtime sources (8.6 s).
+#include <string>
+#include <vector>
+
+#include "support/diagnostics.h"
+
+namespace trlc {
+
+/** The runtime sources of a host build (under runtime directory "rt"). */
+std::vector<std::string> host_runtime_sources(const std::string &rt);
+
+/** The runtime sources of a CUDA build (under "rt"). */
+std::vector<std::string> cuda_runtime_sources(const std::string &rt);
+
+/** The objects of "sources" compiled by "compile" (the command without inputs and outputs,
+ *  e.g. {c++, -std=c++17, -O3, ...}) with -I"rt": the prebuilt set when one matches, else the
+ *  set under "cache_dir", compiling what is missing there (tool logs under "tmpdir").  Returns
+ *  "sources" themselves when neither has them and there is no cache directory or a compile
+ *  fails: the program's own build command then compiles them and reports any error.  Objects
+ *  appear by rename, so concurrent builds never see half a file. */
+std::vector<std::string> runtime_objects(const std::vector<std::string> &compile,
+                                         const std::vector<std::string> &sources, const std::string &rt,
+                                         const std::string &cache_dir, const std::string &tmpdir);
+
+/** Compiles "sources" with "compile" into DIR/runtime-KEY and removes DIR's other runtime-*
+ *  sets (a prebuilt directory holds the current set only); says what it did on stderr.
+ *  Returns 0, or 1 after an error in "diag" (DIR cannot be created, a compile failed: its
+ *  command and output are shown). */
+int prebuild_runtime_objects(const std::vector<std::string> &compile, const std::vector<std::string> &sources,
+                             const std::string &rt, const std::string &dir, Diagnostics &diag);
+
+}  // namespace trlc
