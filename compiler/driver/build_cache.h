@@ -12,7 +12,9 @@
 //   * every file under the runtime directory (its headers and sources are compiled in),
 //   * the toolchain: $CXX or c++ (host), nvcc (cuda) resolved on PATH, by path, size and time,
 //     and the environment variables that change a build (CXX, TRLC_NVCC, TRLC_RUNTIME_DIR,
-//     PATH, and whether nvidia-smi is found, which picks the default target).
+//     PATH, and whether nvidia-smi is found, which picks the default target),
+//   * the CPU (/proc/cpuinfo's model and flags: --march=native, the default, compiles for it,
+//     so a cache shared between machines never hands an AVX-512 program to an AVX2 CPU).
 // A program with `extern fn`s is not cached: their C++ headers (and what those include) are
 // inputs trlc does not track.
 //

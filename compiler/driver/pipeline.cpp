@@ -424,6 +424,7 @@ std::string build_cache_key(const PipelineState &s) {
     const char *nvcc = getenv("TRLC_NVCC");
     key.add_tool(nvcc && *nvcc ? nvcc : "nvcc");
     key.add_tool("nvidia-smi");
+    key.add_host_cpu();  // --march=native (the default) compiles for it
     for (const char *v : {"CXX", "TRLC_NVCC", "TRLC_RUNTIME_DIR", "PATH", "TMPDIR"}) key.add_env(v);
     return key.hex();
 }
