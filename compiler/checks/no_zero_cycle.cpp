@@ -406,10 +406,25 @@ private:
         bool zero = true;
         std::vector<std::string> texts;
         for (const Point &p : path) texts.push_back(point_text(p, start, &zero));
-        std::string chain;
-        for (size_t i = 0; i < texts.size(); ++i) chain += (i ? " -> " : "") + texts[i];
+        // A long cycle shows its first kHead and last kTail steps (and their notes only):
+        //   x[t] -> x[t+1] -> x[t+2] -> x[t+3] -> x[t+4] -> ... (293 more steps) -> x[t+297] ->
+        //   x[t+298] -> x[t+299] -> x[t]
+        constexpr size_t kHead = 4, kTail = 3;
+        size_t n_steps = path.size() - 1;
+        auto shown = [&](size_t step) {
+            return n_steps <= kHead + kTail + 2 || step < kHead || step + kTail >= n_steps;
+        };
+        std::string chain = texts[0];
+        for (size_t i = 0; i < n_steps; ++i) {
+            if (shown(i) && i > 0 && !shown(i - 1)) chain += " -> " + texts[i];  // where the gap ends
+            if (shown(i))
+                chain += " -> " + texts[i + 1];
+            else if (i == kHead)
+                chain += " -> ... (" + std::to_string(n_steps - kHead - kTail) + " more steps)";
+        }
         std::vector<int> steps;
-        for (size_t i = 0; i + 1 < path.size(); ++i) steps.push_back(edge_between(path[i], path[i + 1], edges));
+        for (size_t i = 0; i + 1 < path.size(); ++i)
+            steps.push_back(shown(i) ? edge_between(path[i], path[i + 1], edges) : -1);
         Loc at = first.loc;
         if (steps[0] >= 0) {
             const PdgEdge &e = g_.edges[steps[0]];
