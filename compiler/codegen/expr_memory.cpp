@@ -70,12 +70,17 @@ Val ExprEmitter::emit_read(const ir::Node &n) {
     if (slice_pos.empty()) {
         // One float or i32 array or scalar: its typed pointer (or load) is the only use of the
         // address, which goes in place (one line instead of a `const char *src` and the view).
-        const DType dt = x.type.dtype;
-        if (!x.type.is_tuple && (dt == DType::F32 || dt == DType::F64 || dt == DType::I32))
-            return view_value(x.type, address(n.tensor, p), 0, n.tensor);
+        // A point-dependent shape is the read's (sema's read_type: the tensor's extents at this
+        // index, in this kernel's variables), not the tensor's (in its coordinates).
+        bool dynamic = false;
+        for (const ir::Extent &e : x.type.shape) dynamic = dynamic || !e.is_static();
+        const ir::Type &t = dynamic ? n.type : x.type;
+        const DType dt = t.dtype;
+        if (!t.is_tuple && (dt == DType::F32 || dt == DType::F64 || dt == DType::I32))
+            return view_value(t, address(n.tensor, p), 0, n.tensor);
         std::string a = fresh("src");
         line("const char *" + a + " = " + address(n.tensor, p) + ";");
-        return view_value(x.type, a, 0, n.tensor);
+        return view_value(t, a, 0, n.tensor);
     }
     if (x.type.is_tuple) unsupported(n.loc, "a slice of a tuple-valued tensor");
     std::vector<int64_t> maxs;

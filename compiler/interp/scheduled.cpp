@@ -66,20 +66,23 @@ int64_t leaf_size(ir::DType dt) {
     return 8;
 }
 
-interp::Shape static_shape(const ir::Type &t) {
+/** The shape of a value of tensor type "t" at point "p": a point-dependent extent (in the
+ *  tensor's coordinates, sema's EqSrc::coord_type) evaluated there, the others static. */
+interp::Shape shape_at(const ir::Type &t, const std::vector<int64_t> &p) {
     interp::Shape s;
-    for (const auto &e : t.shape) s.push_back(e.max_value);
+    for (const auto &e : t.shape) s.push_back(e.is_static() ? e.max_value : interp::eval_index_expr(*e.dynamic, p));
     return s;
 }
 
-/** Bytes of a value of static type "t", leaves packed in order. */
-int64_t value_bytes(const ir::Type &t) {
+/** Bytes of a value of tensor type "t" at point "p", leaves packed in order (a point-dependent
+ *  shape uses the first bytes of its padded slot). */
+int64_t value_bytes(const ir::Type &t, const std::vector<int64_t> &p) {
     if (t.is_tuple) {
         int64_t n = 0;
-        for (const auto &e : t.elems) n += value_bytes(e);
+        for (const auto &e : t.elems) n += value_bytes(e, p);
         return n;
     }
-    return interp::numel(static_shape(t)) * leaf_size(t.dtype);
+    return interp::numel(shape_at(t, p)) * leaf_size(t.dtype);
 }
 
 class ScheduledRun : public interp::PointSource {
@@ -131,7 +134,7 @@ public:
         }
         const Buffer &b = buffer(t);
         int64_t slot = slot_checked(b, p);
-        int64_t base = b.offset + slot * b.slot_bytes, n = value_bytes(x.type);
+        int64_t base = b.offset + slot * b.slot_bytes, n = value_bytes(x.type, p);
         // The slot must hold exactly this point, written and not freed.
         for (int64_t i = 0; i < n; ++i) {
             uint32_t w = owner_[base + i];
@@ -145,7 +148,7 @@ public:
         }
         auto v = std::make_shared<Value>();
         const uint8_t *src = arena_.data() + base;
-        decode(x.type, src, *v);
+        decode(x.type, p, src, *v);
         auto it = reads_left_[t].find(p);
         if (it != reads_left_[t].end() && --it->second == 0) {
             writes_[owner_[base]].freed = true;
@@ -187,7 +190,7 @@ private:
         if (slot < 0 || slot >= b.slots)
             fault(point_name(b.tensor, p) + " maps to slot " + std::to_string(slot) + " of " + x.name + ", which has " +
                   std::to_string(b.slots) + " slots");
-        int64_t n = value_bytes(x.type);
+        int64_t n = value_bytes(x.type, p);
         if (n > b.slot_bytes)
             fault("a slot of " + x.name + " has " + std::to_string(b.slot_bytes) + " bytes, its value needs " +
                   std::to_string(n));
@@ -417,30 +420,31 @@ private:
         const ir::Tensor &x = prog_.tensors[t];
         const Buffer &b = buffer(t);
         int64_t slot = slot_checked(b, p);
-        int64_t base = b.offset + slot * b.slot_bytes, n = value_bytes(x.type);
+        int64_t base = b.offset + slot * b.slot_bytes, n = value_bytes(x.type, p);
         if (written_.size() < prog_.tensors.size()) written_.resize(prog_.tensors.size());
         if (!written_[t].emplace(p, true).second) fault(point_name(t, p) + " is written twice");
         writes_.push_back(WriteRec{t, p, false});
         uint32_t w = static_cast<uint32_t>(writes_.size() - 1);
-        encode(x.type, v, arena_.data() + base, x.name);
+        encode(x.type, p, v, arena_.data() + base, x.name);
         std::fill(owner_.begin() + base, owner_.begin() + base + n, w);
         // A point nobody reads is dead at once (its slot keeps the value but is not checked).
     }
 
     /** Store "v" (converted to the leaf dtypes of "t") at "dst"; returns the bytes written. */
-    int64_t encode(const ir::Type &t, const Value &v, uint8_t *dst, const std::string &name) {
+    int64_t encode(const ir::Type &t, const std::vector<int64_t> &p, const Value &v, uint8_t *dst,
+                   const std::string &name) {
         if (t.is_tuple) {
             if (!v.is_tuple || v.elems.size() != t.elems.size())
                 fault("value of " + name + " does not match its tuple type");
             int64_t off = 0;
-            for (size_t i = 0; i < t.elems.size(); ++i) off += encode(t.elems[i], v.elems[i], dst + off, name);
+            for (size_t i = 0; i < t.elems.size(); ++i) off += encode(t.elems[i], p, v.elems[i], dst + off, name);
             return off;
         }
         if (v.is_tuple) fault("value of " + name + " is a tuple, its type is not");
-        interp::Shape shape = static_shape(t);
+        interp::Shape shape = shape_at(t, p);
         int64_t n = interp::numel(shape);
         if (v.numel() != n)
-            fault("value of " + name + " has " + std::to_string(v.numel()) + " elements, its static type " +
+            fault("value of " + name + " has " + std::to_string(v.numel()) + " elements, its type " +
                   std::to_string(n));
         if (t.dtype == ir::DType::Key) {
             if (v.dtype != ir::DType::Key) fault("value of " + name + " is not a key");
@@ -469,16 +473,16 @@ private:
         return n * leaf_size(t.dtype);
     }
 
-    int64_t decode(const ir::Type &t, const uint8_t *src, Value &v) {
+    int64_t decode(const ir::Type &t, const std::vector<int64_t> &p, const uint8_t *src, Value &v) {
         if (t.is_tuple) {
             v.is_tuple = true;
             v.elems.resize(t.elems.size());
             int64_t off = 0;
-            for (size_t i = 0; i < t.elems.size(); ++i) off += decode(t.elems[i], src + off, v.elems[i]);
+            for (size_t i = 0; i < t.elems.size(); ++i) off += decode(t.elems[i], p, src + off, v.elems[i]);
             return off;
         }
         v.dtype = t.dtype;
-        v.shape = static_shape(t);
+        v.shape = shape_at(t, p);
         int64_t n = interp::numel(v.shape);
         if (t.dtype == ir::DType::Key) {
             v.keys.resize(static_cast<size_t>(n));

@@ -273,6 +273,43 @@ void Sema::build_equations() {
     }
 }
 
+std::optional<ir::Type> Sema::coordinate_type(const ir::Type &ty, const EqSrc &s, const ir::Tensor &tensor,
+                                              std::string *why) const {
+    if (ty.is_tuple) {
+        *why = "and a tuple's shapes cannot depend on the point (give each element its own equation)";
+        return std::nullopt;
+    }
+    // Variable v of the equation as an expression of the coordinates: x[t+1] = … gives
+    // t = (coordinate 0) - 1.
+    std::vector<ir::IndexExprPtr> by(s.eq.vars.size());
+    for (size_t j = 0; j < s.eq.pattern.size(); ++j) {
+        const ir::PatternItem &p = s.eq.pattern[j];
+        if (p.kind == ir::PatternItem::Constant) continue;
+        ir::Affine a;
+        a.coef.assign(j + 1, 0);
+        a.coef[j] = 1;
+        a.constant = p.kind == ir::PatternItem::Shift ? -p.offset : 0;
+        by[p.var] = aff_expr(a);
+    }
+    ir::Type out = ty;
+    for (ir::Extent &x : out.shape) {
+        if (x.is_static()) continue;
+        ir::IndexExprPtr e = idx_substitute(x.dynamic, by);
+        if (!e) {
+            *why = "on a variable that is not one of " + tensor.name + "'s coordinates";
+            return std::nullopt;
+        }
+        if (e->kind == ir::IndexExpr::Aff && e->aff.is_constant()) {
+            x.dynamic = nullptr;
+            x.max_value = e->aff.constant;
+        } else {
+            x.dynamic = e;
+            x.max_value = max_value(*e, tensor.dims);
+        }
+    }
+    return out;
+}
+
 bool Sema::lower_equation(int t, int k) {
     EqSrc &s = tinfo_[t].eqs[k];
     const ir::Tensor &tensor = prog_.tensors[t];
@@ -329,10 +366,19 @@ bool Sema::lower_equation(int t, int k) {
             if (dynamic(e)) return true;
         return false;
     };
+    s.coord_type.reset();
     if (dynamic(v.type())) {
-        error(s.decl->value->loc, "the value of " + s.lhs_text + " has the shape " + type_str(v.type(), scope) +
-                                      ", which depends on the point; a tensor has one shape");
-        return false;
+        // A shape that depends on the point (issue 16): restated in the tensor's coordinates
+        // (`x[t+1] = …` of shape [t + 1] is [x's coordinate]), stored padded to its largest
+        // value over the domain.
+        std::string why;
+        std::optional<ir::Type> coord = coordinate_type(v.type(), s, tensor, &why);
+        if (!coord) {
+            error(s.body()->loc, "the value of " + s.lhs_text + " has the shape " + type_str(v.type(), scope) +
+                                     ", which depends on the point, " + why);
+            return false;
+        }
+        s.coord_type = std::move(coord);
     }
     s.eq.body = v.node;
     s.weak = v.weak;

@@ -279,6 +279,31 @@ Val Sema::lower_index(const ast::Expr &e, Scope &scope) {
     return lower_spatial_index(b, e.indices, e.loc, scope);
 }
 
+std::vector<std::string> Sema::tensor_dim_names(const ir::Tensor &t) const {
+    std::vector<std::string> names;
+    for (int d : t.dims) names.push_back(prog_.dims[d].name);
+    return names;
+}
+
+std::optional<ir::Type> Sema::read_type(const ir::Type &tensor_type, const ir::Tensor &tensor,
+                                        const std::vector<ir::ReadIndex> &index, Loc loc, const Scope &scope) {
+    ir::Type out = tensor_type;
+    std::vector<ir::IndexExprPtr> by;
+    for (const ir::ReadIndex &ri : index) by.push_back(ri.is_slice ? nullptr : ri.point);
+    for (ir::Extent &x : out.shape) {
+        if (x.is_static()) continue;
+        ir::IndexExprPtr e = idx_substitute(x.dynamic, by);
+        if (!e) {
+            error(loc, "cannot read a range of " + tensor.name + ": its shape " +
+                           ir::type_to_string(tensor_type, tensor_dim_names(tensor)) +
+                           " depends on the point, so the values would not form one array");
+            return std::nullopt;
+        }
+        x = extent_of(e, scope);
+    }
+    return out;
+}
+
 Val Sema::lower_read(int tensor, const ast::Expr &e, Scope &scope) {
     const ir::Tensor &t = prog_.tensors[tensor];
     if (!tinfo_[tensor].dims_ok) return {};
@@ -333,6 +358,8 @@ Val Sema::lower_read(int tensor, const ast::Expr &e, Scope &scope) {
     }
     if (!ok) return {};
     auto ty = tensor_type_for_read(tensor, e.loc);
+    if (!ty) return {};
+    ty = read_type(*ty, t, n.index, e.loc, scope);
     if (!ty) return {};
     if (ty->is_tuple && !prefix.empty()) {
         error(e.loc, "cannot slice " + t.name + ": its values are tuples " + type_str(*ty, scope));

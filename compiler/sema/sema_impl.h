@@ -95,6 +95,12 @@ struct EqSrc {
     std::vector<ir::PatternItem> cls;  // classified pattern; `var` holds the Program dim
     bool typed = false;
     bool weak = false;
+    /** A body whose shape depends on the point (`att[t] = softmax(k[0:t+1] @ q[t])`:
+     *  f32[t + 1]): that type in the tensor's coordinates (variable j of its extents is
+     *  domain position j of the tensor), which is what the tensor's type is and what its
+     *  equations must agree on; the body's own type stays in the equation's variables. */
+    std::optional<ir::Type> coord_type;
+    const ir::Type &tensor_type() const { return coord_type ? *coord_type : eq.body->type; }
 };
 
 struct TensorInfo {
@@ -170,6 +176,19 @@ public:
     void type_tensors();
     void lower_outputs();
     std::optional<ir::Type> tensor_type_for_read(int tensor, Loc use);
+    /** "ty" (the value of equation "s" of "tensor", in the equation's variables) with its
+     *  point-dependent extents in the tensor's coordinates (EqSrc::coord_type), their
+     *  max_value over the tensor's domain; nullopt with the reason in "why" when a tuple, or
+     *  an extent reads a variable the pattern does not give (a constant position). */
+    std::optional<ir::Type> coordinate_type(const ir::Type &ty, const EqSrc &s, const ir::Tensor &tensor,
+                                            std::string *why) const;
+    /** The type of a read of "tensor" whose index is "index" (point indices in the reader's
+     *  variables): the tensor's type with each coordinate of its point-dependent extents
+     *  replaced by the index; nullopt after an error when an extent depends on a sliced dim. */
+    /** The names of "t"'s domain dims, for its type in coordinates ("f32[t + 1]"). */
+    std::vector<std::string> tensor_dim_names(const ir::Tensor &t) const;
+    std::optional<ir::Type> read_type(const ir::Type &tensor_type, const ir::Tensor &tensor,
+                                      const std::vector<ir::ReadIndex> &index, Loc loc, const Scope &scope);
     void ensure_typed(int tensor);
     std::optional<ir::Affine> pattern_affine(const ast::Expr &e, int module);
     ir::GuardPtr lower_guard(const ast::Expr &e, Scope &scope);
@@ -269,6 +288,10 @@ ir::IndexExprPtr aff_expr(ir::Affine a);
 ir::IndexExprPtr idx_add(const ir::IndexExprPtr &a, const ir::IndexExprPtr &b, int64_t sign_b);
 ir::IndexExprPtr idx_minmax(ir::IndexExpr::Kind k, ir::IndexExprPtr a, ir::IndexExprPtr b);
 bool idx_equal(const ir::IndexExpr &a, const ir::IndexExpr &b);
+/** c·e (min and max swap when c < 0). */
+ir::IndexExprPtr idx_scale(const ir::IndexExprPtr &e, int64_t c);
+/** "e" with variable v replaced by by[v]; null when e uses a variable with no (null) entry. */
+ir::IndexExprPtr idx_substitute(const ir::IndexExprPtr &e, const std::vector<ir::IndexExprPtr> &by);
 bool extent_equal(const ir::Extent &a, const ir::Extent &b);
 bool type_equal(const ir::Type &a, const ir::Type &b);
 ir::Type scalar(ir::DType d);

@@ -48,7 +48,8 @@ std::optional<ir::Type> Sema::finalize(int t) {
     for (EqSrc &s : info.eqs)
         if (s.typed) typed.push_back(&s);
     if (typed.empty()) return std::nullopt;
-    auto str = [&](const ir::Type &ty) { return ir::type_to_string(ty); };
+    std::vector<std::string> names = tensor_dim_names(prog_.tensors[t]);
+    auto str = [&](const ir::Type &ty) { return ir::type_to_string(ty, names); };
     auto shape_eq = [](const ir::Type &a, const ir::Type &b) {
         return type_equal(with_dtype(a, ir::DType::F32), with_dtype(b, ir::DType::F32));
     };
@@ -57,7 +58,7 @@ std::optional<ir::Type> Sema::finalize(int t) {
     if (info.declared) {
         final_type = *info.declared;
         for (EqSrc *s : typed) {
-            const ir::Type &ty = s->eq.body->type;
+            const ir::Type &ty = s->tensor_type();
             if (!shape_eq(ty, final_type)) {
                 error(s->eq.loc, "shape mismatch: " + name + " is declared " + str(final_type) +
                                      " but this equation gives " + str(ty));
@@ -81,19 +82,19 @@ std::optional<ir::Type> Sema::finalize(int t) {
             }
         bool strong = ref != nullptr;
         if (!ref) ref = typed[0];
-        final_type = ref->eq.body->type;
+        final_type = ref->tensor_type();
         if (!strong)
             for (EqSrc *s : typed)
-                if (!s->eq.body->type.is_tuple && !final_type.is_tuple)
-                    final_type.dtype = promote(final_type.dtype, s->eq.body->type.dtype);
+                if (!s->tensor_type().is_tuple && !final_type.is_tuple)
+                    final_type.dtype = promote(final_type.dtype, s->tensor_type().dtype);
         // Report in source order against the reference equation.
         for (EqSrc &s : info.eqs) {
             if (!s.typed || &s == ref) continue;
-            const ir::Type &ty = s.eq.body->type;
+            const ir::Type &ty = s.tensor_type();
             if (!shape_eq(ty, final_type)) {
-                error(s.eq.loc, "shape mismatch: " + name + " is " + str(ty) + " here but " + str(ref->eq.body->type) +
+                error(s.eq.loc, "shape mismatch: " + name + " is " + str(ty) + " here but " + str(ref->tensor_type()) +
                                     " in another equation");
-                note(ref->eq.loc, name + " is " + str(ref->eq.body->type) + " here");
+                note(ref->eq.loc, name + " is " + str(ref->tensor_type()) + " here");
                 // `net[i+1] = optim.adam(…)`: the value is (new params, state).
                 if (ty.is_tuple && ty.elems.size() >= 2 && shape_eq(ty.elems[0], final_type))
                     note(s.eq.loc, "element 0 of the value here has " + name +
@@ -257,7 +258,13 @@ void Sema::check_read_consistency() {
         for (const ir::ReadIndex &ri : n->index) slices += ri.is_slice ? 1 : 0;
         if (!tail.is_tuple && tail.shape.size() >= slices)
             tail.shape.erase(tail.shape.begin(), tail.shape.begin() + slices);
-        if (!type_equal(tail, t.type)) {
+        // A point-dependent extent (in t's coordinates) is the read's with its index
+        // substituted (read_type): compare the others.
+        ir::Type want = t.type;
+        if (!want.is_tuple && tail.shape.size() == want.shape.size())
+            for (size_t k = 0; k < want.shape.size(); ++k)
+                if (!want.shape[k].is_static()) want.shape[k] = tail.shape[k];
+        if (!type_equal(tail, want)) {
             error(n->loc, "cannot infer a consistent type for " + t.name + ": it is read as " +
                               ir::type_to_string(tail) + " here while its type was inferred, but " + "it is " +
                               ir::type_to_string(t.type) + "; add a type annotation");

@@ -55,6 +55,31 @@ ir::IndexExprPtr idx_minmax(ir::IndexExpr::Kind k, ir::IndexExprPtr a, ir::Index
     return e;
 }
 
+ir::IndexExprPtr idx_scale(const ir::IndexExprPtr &e, int64_t c) {
+    using K = ir::IndexExpr::Kind;
+    if (e->kind == K::Aff) {
+        ir::Affine r = e->aff;
+        r.constant *= c;
+        for (int64_t &x : r.coef) x *= c;
+        return aff_expr(r);
+    }
+    // c·min(x, y) = min(c·x, c·y) for c ≥ 0, max(c·x, c·y) for c < 0
+    K k = c >= 0 ? e->kind : (e->kind == K::Min ? K::Max : K::Min);
+    return idx_minmax(k, idx_scale(e->a, c), idx_scale(e->b, c));
+}
+
+ir::IndexExprPtr idx_substitute(const ir::IndexExprPtr &e, const std::vector<ir::IndexExprPtr> &by) {
+    using K = ir::IndexExpr::Kind;
+    if (e->kind != K::Aff) return idx_minmax(e->kind, idx_substitute(e->a, by), idx_substitute(e->b, by));
+    ir::IndexExprPtr r = aff_expr(ir::Affine{e->aff.constant, {}});
+    for (size_t v = 0; v < e->aff.coef.size(); ++v) {
+        if (e->aff.coef[v] == 0) continue;
+        if (v >= by.size() || !by[v]) return nullptr;
+        r = idx_add(r, idx_scale(by[v], e->aff.coef[v]), 1);
+    }
+    return r;
+}
+
 bool idx_equal(const ir::IndexExpr &a, const ir::IndexExpr &b) {
     if (a.kind != b.kind) return false;
     if (a.kind == ir::IndexExpr::Aff) return a.aff == b.aff;
@@ -301,12 +326,14 @@ void print_types(const ir::Program &prog, std::ostream &out) {
     std::stable_sort(ts.begin(), ts.end(), [](const ir::Tensor *a, const ir::Tensor *b) { return a->name < b->name; });
     for (const ir::Tensor *t : ts) {
         out << t->name;
+        std::vector<std::string> names;  // a point-dependent extent is in the coordinates
+        for (int d : t->dims) names.push_back(prog.dims[d].name);
         if (!t->dims.empty()) {
             out << "[";
-            for (size_t k = 0; k < t->dims.size(); ++k) out << (k ? ", " : "") << prog.dims[t->dims[k]].name;
+            for (size_t k = 0; k < names.size(); ++k) out << (k ? ", " : "") << names[k];
             out << "]";
         }
-        out << " : " << ir::type_to_string(t->type) << "\n";
+        out << " : " << ir::type_to_string(t->type, names) << "\n";
     }
 }
 
