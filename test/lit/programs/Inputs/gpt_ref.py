@@ -1,4 +1,4 @@
-"""gpt_ref.py make DIR | check DIR OUT.jsonl (test/lit/programs/gpt-decode.test) — a 2-layer,
+"""gpt_ref.py [make] DIR | check DIR OUT.jsonl (test/lit/programs/gpt-decode.test) — a 2-layer,
 2-head GPT-style decoder (pre-LN, tanh GELU, tied embeddings) with weights from a fixed seed,
 written to DIR/gpt.npz in the order gpt-decode.trl loads them; "check" decodes greedily in
 PyTorch (float64) from the same weights (the whole sequence each step, causal mask, no KV cache)
@@ -25,6 +25,8 @@ def weights():
 
 
 def main():
+    if len(sys.argv) == 2:  # tools/gpu_check.py's convention for a program's input script: DIR
+        sys.argv[1:] = ["make", sys.argv[1]]
     mode, d = sys.argv[1], sys.argv[2]
     w = weights()
     if mode == "make":
