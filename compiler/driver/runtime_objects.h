@@ -5,7 +5,8 @@
 // compile command, in two places, looked up in this order:
 //   1. the prebuilt sets, made when trlc is built (CMake runs `trlc --prebuild-runtime DIR`
 //      after linking trlc: the default host command, -O3 -march=native, into
-//      BUILD/runtime-objects; `cmake --install` copies them to PREFIX/share/trlc/runtime-objects;
+//      BUILD/runtime-objects; `cmake --install` has the installed trlc compile its own set into
+//      PREFIX/share/trlc/runtime-objects, since the runtime's paths are in the key;
 //      install_dirs.h's prebuilt_runtime_dir).  Read only, and used with --no-cache too: they
 //      are part of the installation, like a library;
 //   2. the build cache (build_cache.h), for every other command (another -O, --march, CXX,
