@@ -72,9 +72,7 @@ Val ExprEmitter::emit_read(const ir::Node &n) {
         // address, which goes in place (one line instead of a `const char *src` and the view).
         // A point-dependent shape is the read's (sema's read_type: the tensor's extents at this
         // index, in this kernel's variables), not the tensor's (in its coordinates).
-        bool dynamic = false;
-        for (const ir::Extent &e : x.type.shape) dynamic = dynamic || !e.is_static();
-        const ir::Type &t = dynamic ? n.type : x.type;
+        const ir::Type &t = ir::has_dynamic_extent(x.type) ? n.type : x.type;
         const DType dt = t.dtype;
         if (!t.is_tuple && (dt == DType::F32 || dt == DType::F64 || dt == DType::I32))
             return view_value(t, address(n.tensor, p), 0, n.tensor);

@@ -17,11 +17,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string base_name(const std::string &p) {
-    size_t s = p.rfind('/');
-    return s == std::string::npos ? p : p.substr(s + 1);
-}
-
 /** The set's directory name: runtime-KEY (runtime_objects.h says what KEY covers). */
 std::string set_name(const std::vector<std::string> &compile, const std::string &rt) {
     BuildKey key;
@@ -37,7 +32,7 @@ std::string set_name(const std::vector<std::string> &compile, const std::string 
 /** DIR/NAME.o of each source. */
 std::vector<std::string> object_paths(const std::string &dir, const std::vector<std::string> &sources) {
     std::vector<std::string> objs;
-    for (const std::string &src : sources) objs.push_back(dir + "/" + base_name(src) + ".o");
+    for (const std::string &src : sources) objs.push_back(dir + "/" + fs::path(src).filename().string() + ".o");
     return objs;
 }
 

@@ -9,6 +9,14 @@
 
 namespace trlc::ir {
 
+bool has_dynamic_extent(const Type &t) {
+    for (const Extent &x : t.shape)
+        if (!x.is_static()) return true;
+    for (const Type &e : t.elems)
+        if (has_dynamic_extent(e)) return true;
+    return false;
+}
+
 int64_t slot_bytes(const Type &t) {
     if (t.is_tuple) {
         int64_t sum = 0;

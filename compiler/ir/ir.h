@@ -81,6 +81,10 @@ std::string type_to_string(const Type &t, const std::vector<std::string> &var_na
  *  h: u64) of dsl/README.md §8), rounded up to 16 bytes; a tuple is the sum of its leaves,
  *  each rounded up to 16 bytes (memory/storage_kinds.cpp, schedule/sequence_order.cpp). */
 int64_t slot_bytes(const Type &t);
+/** True when some extent of "t" (or of a tuple element) depends on the point: a slice
+ *  `k[0:t+1]` in an expression, or a tensor whose shape depends on its point (sema's
+ *  EqSrc::coord_type, dsl/README.md §4). */
+bool has_dynamic_extent(const Type &t);
 
 // ---- expressions ---------------------------------------------------------------
 

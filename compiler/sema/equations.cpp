@@ -359,15 +359,8 @@ bool Sema::lower_equation(int t, int k) {
             }
         }
     }
-    std::function<bool(const ir::Type &)> dynamic = [&](const ir::Type &ty) {
-        for (const ir::Extent &x : ty.shape)
-            if (!x.is_static()) return true;
-        for (const ir::Type &e : ty.elems)
-            if (dynamic(e)) return true;
-        return false;
-    };
     s.coord_type.reset();
-    if (dynamic(v.type())) {
+    if (ir::has_dynamic_extent(v.type())) {
         // A shape that depends on the point (issue 16): restated in the tensor's coordinates
         // (`x[t+1] = …` of shape [t + 1] is [x's coordinate]), stored padded to its largest
         // value over the domain.
