@@ -113,7 +113,7 @@ int main(int argc, char **argv) {
                  "(spelled -fno-row-split) with --emit=cuda or -o: a kernel at one batch point (a "
                  "minibatch update) always runs on one thread (else --threads N of the program shares "
                  "its [rows, ...] values by rows: the same output bits)");
-    app.add_option("-D", defines, "override a bound: -D NAME=VALUE (repeatable)")->allow_extra_args(false);
+    app.add_option("-D", defines, "override a bound or an integer const: -D NAME=VALUE (repeatable)")->allow_extra_args(false);
     app.add_option("-I", opts.include_dirs, "add a directory to search for imports (repeatable)")
         ->allow_extra_args(false);
     app.add_option("--import-root", opts.import_root,

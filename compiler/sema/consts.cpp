@@ -3,7 +3,8 @@
 // Bounds: `dim t < T = 8` names bound T with default 8 (-D T=… overrides it);
 // `dim s < T` shares an existing bound or takes it from -D; `dim k < 2*T` has
 // an anonymous bound (an integer expression of bounds and consts).  Every
-// bound is an integer >= 1.  Consts are folded to an int or a float, lazily
+// bound is an integer >= 1.  -D NAME=… also overrides an integer `const` of
+// the program (`const W = T`, -D W=4).  Consts are folded to an int or a float, lazily
 // (a const may use consts defined later; a cycle is an error).  In an integer
 // context a float that is a whole number is accepted (T/2 with T even).
 #include <cmath>
@@ -33,6 +34,18 @@ std::optional<ConstValue> Sema::const_value(int c, Loc use) {
     ci.state = ConstInfo::Busy;
     std::optional<ConstValue> v;
     if (ci.decl->value) v = eval_const(*ci.decl->value, ci.module);
+    // -D NAME=VALUE overrides an integer const of the program (not of an imported module).
+    auto over = ci.module == 0 ? opts_.defines.find(ci.decl->name) : opts_.defines.end();
+    if (v && over != opts_.defines.end()) {
+        if (v->is_int) {
+            v->i = over->second;
+        } else {
+            error(ci.decl->name_loc.valid() ? ci.decl->name_loc : ci.decl->loc,
+                  "-D " + ci.decl->name + "=" + std::to_string(over->second) + ": '" + ci.decl->name +
+                      "' is a float const; -D sets bounds and integer consts");
+            v.reset();
+        }
+    }
     consts_[c].state = v ? ConstInfo::Done : ConstInfo::Failed;
     if (v) consts_[c].value = *v;
     return v;
@@ -254,9 +267,15 @@ void Sema::eval_dims() {
         prog_.dims.push_back(dim);
         define(0, d.name, {EntityKind::Dim, static_cast<int>(prog_.dims.size()) - 1, dim.loc});
     }
-    for (const auto &[name, v] : opts_.defines)
-        if (!prog_.bounds.count(name))
-            diag_.error("-D " + name + "=" + std::to_string(v) + ": there is no bound named '" + name + "'");
+    for (const auto &[name, v] : opts_.defines) {
+        const Entity *ent = lookup(0, name);
+        if (ent && ent->kind == EntityKind::Const) {
+            const_value(ent->index, ent->loc);  // folds the override in (and reports a float const)
+        } else if (!prog_.bounds.count(name)) {
+            diag_.error("-D " + name + "=" + std::to_string(v) + ": there is no bound or integer const named '" + name +
+                        "'");
+        }
+    }
 }
 
 std::optional<ir::Type> Sema::eval_type(const ast::TypeAnnot &t, int module) {
