@@ -68,6 +68,7 @@ if [ "$samples" = 1 ]; then
     work=$build/sanitize-samples
     rm -rf "$work"
     mkdir -p "$work"
+    python3 "$root/tools/gpt_ref.py" make "$work"  # transformer_decode's weights
     while read -r name defines; do
         [ -z "$name" ] && continue
         s0=$(date +%s)
@@ -90,6 +91,7 @@ reinforce_cartpole -D I=2 -D T=100
 nstep_cartpole -D I=20
 ppo_cartpole -D I=3
 ppo_pendulum -D I=2
+transformer_decode -D T=16
 SAMPLES
     # ThreadSanitizer on the host thread team and its row-split kernels (runtime/rt/
     # trl_rt_host.cpp, codegen/row_split.h): the two PPO samples with 2 threads and splits forced

@@ -94,6 +94,56 @@ ck.close("linear", lin, x.astype(np.float64) @ aw[0][0] + aw[0][1], rtol=1e-5, a
 small_p = [(s0.astype(np.float64), np.zeros(8)), (s1.astype(np.float64), np.zeros(3))]
 ck.close("mlp1 on one row", y1, mlp_np(small_p, x[0], np.tanh), rtol=1e-5, atol=1e-6)
 
+# ---- transformer blocks: layer_norm over the last axis of any rank, gelu_tanh, positions, and
+# the gradient of layer_norm (in f64, against central differences of the numpy formula)
+x3 = np.random.default_rng(4).normal(size=(2, 3, 8)) * 3 + 1
+g8, b8 = 1 + 0.1 * np.arange(8), 0.05 * np.arange(8) - 0.2
+c3 = np.random.default_rng(5).normal(size=(2, 3, 8))
+body = """
+import std.nn
+l1 = nn.layer_norm(f32(x3[0, 0]), f32(g8), f32(b8))
+l2 = nn.layer_norm(f32(x3[0]), f32(g8), f32(b8))
+l3 = nn.layer_norm(f32(x3), f32(g8), f32(b8))
+le = nn.layer_norm_eps(x3, g8, b8, 0.5)
+ge = nn.gelu_tanh(f32(x3[0]))
+pe = (nn.sinusoidal_position(0, 8), nn.sinusoidal_position(5, 8), nn.sinusoidal_position(99999, 6))
+dx = grad(sum(nn.layer_norm(x3, g8, b8) * c3), x3)
+"""
+r = run(trlc, body, dict(x3=x3, g8=g8, b8=b8, c3=c3), ["l1", "l2", "l3", "le", "ge", "pe[0]", "pe[1]", "pe[2]", "dx"])
+l1, l2, l3, le, ge, pe0, pe5, pe_big, dx = r
+
+
+def ln_np(x, g, b, eps=1e-5):  # torch F.layer_norm: biased variance over the last axis
+    m = x.mean(-1, keepdims=True)
+    return (x - m) / np.sqrt(((x - m) ** 2).mean(-1, keepdims=True) + eps) * g + b
+
+
+x32 = x3.astype(np.float32).astype(np.float64)
+ck.close("layer_norm of a vector", l1, ln_np(x32[0, 0], g8, b8), atol=2e-6)
+ck.close("layer_norm of rows [3, 8]", l2, ln_np(x32[0], g8, b8), atol=2e-6)
+ck.close("layer_norm of [2, 3, 8]", l3, ln_np(x32, g8, b8), atol=2e-6)
+ck.true("layer_norm keeps f32", l3.dtype == np.float32 and l3.shape == (2, 3, 8), f"{l3.dtype} {l3.shape}")
+ck.close("layer_norm_eps 0.5 in f64", le, ln_np(x3, g8, b8, 0.5), atol=1e-14)
+ck.close("gelu_tanh = torch gelu(approximate='tanh')", ge,
+         0.5 * x32[0] * (1 + np.tanh(math.sqrt(2 / math.pi) * (x32[0] + 0.044715 * x32[0] ** 3))), atol=2e-6)
+
+
+def pe_np(t, n):  # Vaswani et al. 2017 §3.5: PE(t, 2i) = sin(t / 10000^(2i/n)), PE(t, 2i+1) = cos(...)
+    i = np.arange(n)
+    a = t / 10000.0 ** ((i - i % 2) / n)
+    return np.where(i % 2 == 0, np.sin(a), np.cos(a))
+
+
+ck.close("sinusoidal_position(0) = [0, 1, 0, 1, ...]", pe0, pe_np(0, 8), atol=0)
+ck.close("sinusoidal_position(5)", pe5, pe_np(5, 8), atol=2e-6)
+ck.close("sinusoidal_position(99999): f32 angles", pe_big, pe_np(99999, 6), atol=1e-3)
+num = np.zeros_like(x3)
+for idx in np.ndindex(*x3.shape):
+    e = np.zeros_like(x3)
+    e[idx] = 1e-6
+    num[idx] = ((ln_np(x3 + e, g8, b8) * c3).sum() - (ln_np(x3 - e, g8, b8) * c3).sum()) / 2e-6
+ck.close("grad of layer_norm (f64) = central differences", dx, num, atol=1e-7)
+
 # ---- permutation: a permutation, reproducible, roughly uniform over keys
 body = """
 dim j < J = 600
