@@ -34,6 +34,10 @@ std::string ProgramEmitter::run() {
     out_ += "#include \"trl_rt.h\"\n#include \"trl_random.h\"\n#include \"trl_linalg.h\"\n#include \"trl_ops.h\"\n\n";
     out_ += "// The arena: one allocation; offsets and size from the memory plan (--emit=memplan).\n";
     out_ += "static const size_t kArenaBytes = " + std::to_string(plan_.peak_bytes) + ";\n";
+    if (plan_.host_bytes > 0)
+        out_ += "// --mem-budget: the host arena the swapped buffers wait in (--emit=memplan's swap lines).\n"
+                "static char trlg_swap[" +
+                std::to_string(plan_.host_bytes) + "];\n";
     out_ += checkpoint_table();
     if (kp_.workspace_bytes > 0)
         out_ += "// Operands and results of the products handed to trl_gemm (outside the arena).\n"
@@ -91,6 +95,22 @@ std::string ProgramEmitter::field_of(ExprEmitter &ee, const std::string &key, co
            (v.scalar() ? "&" + v.name : v.name) + "}";
 }
 
+void ProgramEmitter::swaps(const LoopNode &block, size_t from, size_t to, bool out, const std::string &pad) {
+    for (const Swap &w : plan_.swaps) {
+        const size_t at = out ? w.first : w.last;
+        if (w.block != &block || at < from || at > to) continue;
+        const Buffer &b = plan_.buffers.at(w.buffer);
+        const std::string name = prog_.tensors.at(b.tensor).name;
+        if (out)
+            out_ += pad + "TRL_CHECK(trl_to_host(ctx, trlg_swap + " + std::to_string(w.host_offset) + ", arena + " +
+                    std::to_string(b.offset) + ", " + std::to_string(b.bytes) + "));  // swap " + name +
+                    " out (--mem-budget)\n";
+        else
+            out_ += pad + "TRL_CHECK(trl_to_device(ctx, arena + " + std::to_string(b.offset) + ", trlg_swap + " +
+                    std::to_string(w.host_offset) + ", " + std::to_string(b.bytes) + "));  // swap " + name + " in\n";
+    }
+}
+
 void ProgramEmitter::loop(const LoopNode &n, int indent) {
     std::string pad(indent * 4, ' ');
     switch (n.kind) {
@@ -128,9 +148,11 @@ void ProgramEmitter::loop(const LoopNode &n, int indent) {
         return;
     case LoopNode::Block:
         for (size_t i = 0; i < n.children.size(); ++i) {
+            swaps(n, i, i, true, pad);
             auto f = kp_.fused_at.find({&n, i});
             if (f == kp_.fused_at.end()) {
                 loop(*n.children[i], indent);
+                swaps(n, i, i, false, pad);
                 continue;
             }
             int g = f->second.first;
@@ -147,6 +169,7 @@ void ProgramEmitter::loop(const LoopNode &n, int indent) {
             int64_t work = 0;
             for (int m : kp_.groups[g]) work += statement_work(sched_.statements.at(m), seen);
             out_ += pad + launch(fused_name(g), lit_int(npts), lit_int(npts * work)) + ", arena" + args + ");\n";
+            swaps(n, i, i + f->second.second - 1, false, pad);
             i += f->second.second - 1;
         }
         return;

@@ -149,6 +149,13 @@ private:
         return true;
     }
 
+    /** A --mem-budget swap copies a buffer out before child i or back after child i - 1. */
+    bool swap_boundary(const LoopNode &block, size_t i) const {
+        for (const Swap &w : plan_.swaps)
+            if (w.block == &block && (w.first == i || w.last + 1 == i)) return true;
+        return false;
+    }
+
     /** Group consecutive tensor statements of every Block (greedy, in order). */
     void plan_fusion(const LoopNode &n) {
         if (n.kind == LoopNode::User) {
@@ -183,6 +190,7 @@ private:
                 plan_fusion(ch);
                 continue;
             }
+            if (!run.empty() && swap_boundary(n, i)) flush(i);  // copies run between the two
             if (!run.empty()) {
                 std::vector<int> longer = run;
                 longer.push_back(ch.stmt);

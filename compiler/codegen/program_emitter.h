@@ -135,6 +135,9 @@ public:
     /** A trl_field initializer for value "v" (declares its shape array). */
     std::string field_of(ExprEmitter &ee, const std::string &key, const Val &v, const Loc &loc);
 
+    /** --mem-budget: the copies of the swaps (MemPlan::swaps) of "block" out of the arena before
+     *  (out) or back after (!out) its children from..to. */
+    void swaps(const LoopNode &block, size_t from, size_t to, bool out, const std::string &pad);
     void loop(const LoopNode &n, int indent);
 
     /** Before the kernels, when a kernel or host function reads a run-time bound as a value

@@ -113,7 +113,8 @@ int main(int argc, char **argv) {
                  "(spelled -fno-row-split) with --emit=cuda or -o: a kernel at one batch point (a "
                  "minibatch update) always runs on one thread (else --threads N of the program shares "
                  "its [rows, ...] values by rows: the same output bits)");
-    app.add_option("-D", defines, "override a bound or an integer const: -D NAME=VALUE (repeatable)")->allow_extra_args(false);
+    app.add_option("-D", defines, "override a bound or an integer const: -D NAME=VALUE (repeatable)")
+        ->allow_extra_args(false);
     app.add_option("-I", opts.include_dirs, "add a directory to search for imports (repeatable)")
         ->allow_extra_args(false);
     app.add_option("--import-root", opts.import_root,
@@ -171,6 +172,21 @@ int main(int argc, char **argv) {
                    "slice, float arithmetic on literals only such as 1.0 / I; i / I reads it at run "
                    "time), is in a guard or an index, or changes the schedule; none: every bound "
                    "fixed");
+    app.add_option("--mem-budget", opts.mem_budget,
+                   "plan the arena (the device memory of the program's tensors) in at most BYTES "
+                   "(1048576, 1M, 1MiB, 512KB; K and KB are 1024): buffers that a run of statements "
+                   "does not touch are copied to a host arena for that run and back; --emit=memplan "
+                   "shows them; an error when no plan fits.  Bounds become fixed (--bound)")
+        ->transform(CLI::AsSizeValue(false).description(""))
+        ->check(CLI::Validator(
+            [](const std::string &v) {
+                return v.find_first_not_of("0123456789") == std::string::npos &&
+                               v.find_first_not_of('0') != std::string::npos
+                           ? std::string()
+                           : "a budget is a positive number of bytes (1048576, 1M, 512KB), not " + v;
+            },
+            ""))
+        ->type_name("BYTES");
     app.add_flag("--keep-source", opts.keep_source, "with -o OUT: keep the generated OUT.cu");
     app.add_flag("--standalone", opts.standalone,
                  "with --emit=cuda or -o: inline the runtime (headers and sources) and extern "

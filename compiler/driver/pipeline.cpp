@@ -167,7 +167,8 @@ int schedule_stage(PipelineState &s) {
 }
 
 int memplan_stage(PipelineState &s) {
-    s.plan = plan_memory(s.prog, s.pdg, s.sched, s.diag);
+    s.plan = plan_memory(s.prog, s.pdg, s.sched, s.diag, nullptr, s.opts.mem_budget);
+    if (s.diag.has_errors()) return 1;
     return 0;
 }
 

@@ -47,6 +47,9 @@ struct DriverOptions {
     /** --runtime-bound: "" automatic (small programs), "none", or "I,T": check exactly these
      *  bounds for `--bound NAME=V` of the generated program (driver/runtime_bounds.h). */
     std::string runtime_bound;
+    /** --mem-budget: the most bytes the arena may take (0: no budget); buffers move to a host
+     *  arena between uses to meet it (memory/swap.cpp). */
+    int64_t mem_budget = 0;
     std::string load_schedule;             // trl-opt --load-schedule
     std::vector<std::string> raw_defines;  // "NAME=VALUE" as typed
     std::vector<std::string> include_dirs;

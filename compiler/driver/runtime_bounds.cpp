@@ -50,6 +50,7 @@ const char *kNoCompile = "the program does not compile at other values";
 const char *kStatements = "the statements change with it";
 const char *kNotAsked = "not asked for (trlc --runtime-bound)";
 const char *kNone = "trlc --runtime-bound=none";
+const char *kMemBudget = "the memory budget's swaps are planned at the compiled value (trlc --mem-budget)";
 const char *kQuasiGuard =
     "an emit's guard takes % or / of a dim it bounds (the last point where it holds moves with the "
     "value's residue, which comparing two values cannot prove)";
@@ -163,6 +164,12 @@ public:
             if (none) {
                 info.fixed_reason = kNone;
                 continue;
+            }
+            if (opts_.mem_budget > 0) {
+                info.fixed_reason = kMemBudget;
+                if (!explicit_ || !asked.count(names_[k])) continue;
+                diag.error("--runtime-bound: bound '" + names_[k] + "' cannot change at run time: " + kMemBudget);
+                return false;
             }
             if (explicit_ && !asked.count(names_[k])) {
                 info.fixed_reason = kNotAsked;

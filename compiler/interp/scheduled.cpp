@@ -24,7 +24,9 @@
 // freed slot or nothing in the slot is an internal error naming the tensor, the point and the
 // slot ("read of ret[3] from slot 1 of ret, which holds ret[5]"): the schedule or the memory plan
 // is wrong.  So are an instance whose point is not defined by its equation, a point written
-// twice, and an emit point that never ran.
+// twice, and an emit point that never ran.  Under --mem-budget the swaps move buffers (bytes and
+// owners) to a host arena and back around the runs of children the plan names, poisoning the
+// arena bytes meanwhile, so a plan that swaps out a buffer still read is caught as well.
 #include <cstring>
 #include <iostream>
 #include <unordered_map>
@@ -203,6 +205,8 @@ private:
     void setup() {
         arena_.assign(static_cast<size_t>(std::max<int64_t>(plan_.peak_bytes, 0)), 0xFF);
         owner_.assign(arena_.size(), 0);
+        host_arena_.assign(static_cast<size_t>(std::max<int64_t>(plan_.host_bytes, 0)), 0xFF);
+        host_owner_.assign(host_arena_.size(), 0);
         writes_.assign(1, WriteRec{});
         reads_left_.assign(prog_.tensors.size(), {});
         lines_.assign(prog_.emits.size(), {});
@@ -238,7 +242,11 @@ private:
             }
             return;
         case LoopNode::Block:
-            for (const auto &c : n.children) walk(*c);
+            for (size_t i = 0; i < n.children.size(); ++i) {
+                swap(&n, i, true);
+                walk(*n.children[i]);
+                swap(&n, i, false);
+            }
             return;
         case LoopNode::User: {
             std::vector<int64_t> args;
@@ -246,6 +254,30 @@ private:
             run_instance(n.stmt, args);
             return;
         }
+        }
+    }
+
+    /** --mem-budget's swaps (memory/swap.cpp) around child "i" of "block": before it (out) the
+     *  buffers whose run starts there go to the host arena with their bytes' owners, and their
+     *  arena bytes are poisoned and unowned (a read of them during the run is an error); after
+     *  it (in) those whose run ends there come back. */
+    void swap(const LoopNode *block, size_t i, bool out) {
+        for (const Swap &w : plan_.swaps) {
+            if (w.block != block || (out ? w.first : w.last) != i) continue;
+            const Buffer &b = plan_.buffers.at(w.buffer);
+            const size_t dev = static_cast<size_t>(b.offset), host = static_cast<size_t>(w.host_offset);
+            const size_t n = static_cast<size_t>(b.bytes);
+            if (dev + n > arena_.size() || host + n > host_arena_.size())
+                fault("the swap of " + prog_.tensors[b.tensor].name + " lies outside an arena");
+            if (out) {
+                std::memcpy(host_arena_.data() + host, arena_.data() + dev, n);
+                std::copy(owner_.begin() + dev, owner_.begin() + dev + n, host_owner_.begin() + host);
+                std::memset(arena_.data() + dev, 0xFF, n);
+                std::fill(owner_.begin() + dev, owner_.begin() + dev + n, 0u);
+            } else {
+                std::memcpy(arena_.data() + dev, host_arena_.data() + host, n);
+                std::copy(host_owner_.begin() + host, host_owner_.begin() + host + n, owner_.begin() + dev);
+            }
         }
     }
 
@@ -521,7 +553,9 @@ private:
     bool counting_ = false;
     std::vector<int64_t> its_;
     std::vector<uint8_t> arena_;
-    std::vector<uint32_t> owner_;  // per arena byte: index into writes_ (0 = never written)
+    std::vector<uint32_t> owner_;            // per arena byte: index into writes_ (0 = never written)
+    std::vector<unsigned char> host_arena_;  // --mem-budget: swapped buffers' bytes (MemPlan::host_bytes)
+    std::vector<uint32_t> host_owner_;       // and their owners
     std::vector<WriteRec> writes_;
     std::vector<PointMap<int64_t>> reads_left_;  // per tensor: reads still to come per point
     std::vector<PointMap<bool>> written_;

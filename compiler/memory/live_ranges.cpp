@@ -38,7 +38,10 @@ LifeContext life_context(const MemInput &in, const isl::set &times) {
     lc.time_instance = in.schedule_map.reverse();
     in.schedule_map.foreach_map([&](isl::map stmt_time) {
         isl::set ts = stmt_time.range();
-        if (!ts.is_empty()) lc.stmt_times.push_back(ts);
+        if (ts.is_empty()) return;
+        lc.stmt_times.push_back(ts);
+        const char *name = isl_map_get_tuple_name(stmt_time.get(), isl_dim_in);
+        lc.stmt_names.push_back(name ? name : "");
     });
     const size_t n = lc.stmt_times.size();
     lc.stmt_overlap.assign(n, std::vector<bool>(n, false));

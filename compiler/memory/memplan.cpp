@@ -106,8 +106,10 @@ MemPlan plan_memory_from(const ir::Program &prog, const PdgImpl &g, const MemInp
     IterationBoundary boundary;
     iteration_boundary(in, lc, &boundary);
 
-    std::vector<TensorLife> lives;
+    ArenaState st;
+    std::vector<TensorLife> &lives = st.lives;
     std::vector<isl::set> domains;
+    std::map<std::string, int> buffer_of_tuple;  // PDG tuple name → plan.buffers index
     for (size_t t = 0; t < prog.tensors.size(); ++t) {
         const ir::Tensor &tensor = prog.tensors[t];
         const PdgNode *node = tensor_node(g, static_cast<int>(t));
@@ -144,6 +146,7 @@ MemPlan plan_memory_from(const ir::Program &prog, const PdgImpl &g, const MemInp
             auto it = stmt_index.find(n ? n : "");
             if (it != stmt_index.end()) plan.frees_after[it->second].push_back(buf.tensor);
         });
+        buffer_of_tuple[node->tuple] = static_cast<int>(plan.buffers.size());
         plan.buffers.push_back(buf);
         lives.push_back(life);
         domains.push_back(domain);
@@ -151,7 +154,8 @@ MemPlan plan_memory_from(const ir::Program &prog, const PdgImpl &g, const MemInp
 
     timer.emplace("buffer conflicts");
     const size_t n = plan.buffers.size();
-    std::vector<std::vector<bool>> live_conflict(n, std::vector<bool>(n, false));
+    st.live_conflict.assign(n, std::vector<bool>(n, false));
+    std::vector<std::vector<bool>> &live_conflict = st.live_conflict;
     for (size_t a = 0; a < n; ++a)
         for (size_t b = a + 1; b < n; ++b)
             live_conflict[a][b] = live_conflict[b][a] = lives_meet(lives[a], lives[b], lc);
@@ -160,7 +164,8 @@ MemPlan plan_memory_from(const ir::Program &prog, const PdgImpl &g, const MemInp
     // together only at instances that write x from single-point reads of the last live
     // points of y.  Groups are donation chains; a group shares one offset.
     timer.emplace("donation across tensors");
-    std::vector<int> group(n);
+    st.group.resize(n);
+    std::vector<int> &group = st.group;
     for (size_t i = 0; i < n; ++i) group[i] = static_cast<int>(i);
     std::vector<bool> has_cross_donor(n, false), donated(n, false);
     for (size_t x = 0; x < n; ++x) {
@@ -198,39 +203,56 @@ MemPlan plan_memory_from(const ir::Program &prog, const PdgImpl &g, const MemInp
     }
 
     timer.reset();
-
-    // Arena: one item per group.
-    std::map<int, int> item_of;
-    std::vector<int64_t> item_bytes;
-    for (size_t i = 0; i < n; ++i) {
-        auto it = item_of.find(group[i]);
-        if (it == item_of.end()) {
-            it = item_of.emplace(group[i], static_cast<int>(item_bytes.size())).first;
-            item_bytes.push_back(0);
-        }
-        item_bytes[it->second] = std::max(item_bytes[it->second], plan.buffers[i].bytes);
+    place_buffers(st, &plan);
+    if (in.budget > 0) {
+        st.touched.assign(n, {});
+        for (const isl::union_map *acc : {&in.reads, &in.writes})
+            acc->foreach_map([&](isl::map m) {
+                const char *s_name = isl_map_get_tuple_name(m.get(), isl_dim_in);
+                const char *t_name = isl_map_get_tuple_name(m.get(), isl_dim_out);
+                auto si = stmt_index.find(s_name ? s_name : "");
+                auto bi = buffer_of_tuple.find(t_name ? t_name : "");
+                if (si != stmt_index.end() && bi != buffer_of_tuple.end() && !m.is_empty())
+                    st.touched[bi->second].insert(si->second);
+            });
+        PassTimer swap_timer("swaps under the memory budget");
+        plan_swaps(prog, in, lc, st, &plan, diag);
     }
-    const size_t m = item_bytes.size();
-    std::vector<std::vector<bool>> item_conflict(m, std::vector<bool>(m, false));
-    for (size_t a = 0; a < n; ++a)
-        for (size_t b = 0; b < n; ++b) {
-            int ia = item_of[group[a]], ib = item_of[group[b]];
-            if (ia != ib && live_conflict[a][b]) item_conflict[ia][ib] = true;
-        }
-    std::vector<int64_t> offsets;
-    plan.peak_bytes = pack_arena(item_bytes, item_conflict, kArenaAlign, &offsets);
-    for (size_t i = 0; i < n; ++i) plan.buffers[i].offset = offsets[item_of[group[i]]];
     std::vector<std::pair<int64_t, int64_t>> kept;
     for (const Buffer &b : plan.buffers)
         if (b.checkpointed) kept.push_back({b.offset, b.bytes});
     plan.checkpoint_ranges = merge_ranges(kept);
     plan.checkpoint_statements = in.checkpoint_statements;
-    (void)diag;
     return plan;
 }
 
+void place_buffers(const ArenaState &st, MemPlan *plan) {
+    // Arena: one item per group.
+    const size_t n = plan->buffers.size();
+    std::map<int, int> item_of;
+    std::vector<int64_t> item_bytes;
+    for (size_t i = 0; i < n; ++i) {
+        auto it = item_of.find(st.group[i]);
+        if (it == item_of.end()) {
+            it = item_of.emplace(st.group[i], static_cast<int>(item_bytes.size())).first;
+            item_bytes.push_back(0);
+        }
+        item_bytes[it->second] = std::max(item_bytes[it->second], plan->buffers[i].bytes);
+    }
+    const size_t m = item_bytes.size();
+    std::vector<std::vector<bool>> item_conflict(m, std::vector<bool>(m, false));
+    for (size_t a = 0; a < n; ++a)
+        for (size_t b = 0; b < n; ++b) {
+            int ia = item_of[st.group[a]], ib = item_of[st.group[b]];
+            if (ia != ib && st.live_conflict[a][b]) item_conflict[ia][ib] = true;
+        }
+    std::vector<int64_t> offsets;
+    plan->peak_bytes = pack_arena(item_bytes, item_conflict, kArenaAlign, &offsets);
+    for (size_t i = 0; i < n; ++i) plan->buffers[i].offset = offsets[item_of[st.group[i]]];
+}
+
 MemPlan plan_memory(const ir::Program &prog, const Pdg &pdg, const Schedule &sched, Diagnostics &diag,
-                    const std::vector<int> *checkpoint_statements) {
+                    const std::vector<int> *checkpoint_statements, int64_t budget) {
 #ifdef TRLC_HAVE_SCHEDULE_IMPL
     const ScheduleImpl &si = sched.impl();
     if (si.schedule_map.is_null()) return MemPlan();
@@ -240,12 +262,15 @@ MemPlan plan_memory(const ir::Program &prog, const Pdg &pdg, const Schedule &sch
     in.schedule_map = si.schedule_map;
     in.writes = si.writes;
     in.reads = si.reads;
+    in.budget = budget;
+    in.root = sched.root.get();
     if (checkpoint_statements)
         in.checkpoint_statements = *checkpoint_statements;
     else if (const LoopNode *loop = checkpoint_loop(sched.root.get()))
         in.checkpoint_statements = statements_in(*loop);
     return plan_memory_from(prog, pdg.impl(), in, diag);
 #else
+    (void)budget;
     return MemPlan();  // the scheduler's isl objects have not landed yet
 #endif
 }

@@ -9,7 +9,8 @@
 // axes), window (some modulus 1 < k < extent), block otherwise.  Buffers that
 // are never alive at the same time may share memory; offsets in one arena come
 // from an interval-packing algorithm (see memory/arena.cpp), and the peak is
-// the arena's size.
+// the arena's size.  Under a budget (--mem-budget, memory/swap.cpp) buffers not touched by a
+// run of a block's children move to a host arena for that run, and the arena is packed again.
 #include <cstdint>
 #include <ostream>
 #include <string>
@@ -50,6 +51,18 @@ struct Buffer {
     int64_t slot_of(const std::vector<int64_t> &p) const;
 };
 
+/** A buffer moved to the host arena while a run of consecutive children of a Block of the loop
+ *  nest does not touch it (--mem-budget; memory/swap.cpp): copied out of the arena before child
+ *  `first` runs and back after child `last` has run, every time the block runs.  Meanwhile its
+ *  arena bytes may hold other buffers. */
+struct Swap {
+    int buffer = -1;                  // MemPlan::buffers index
+    const LoopNode *block = nullptr;  // a Block of the nest plan_memory was given (Schedule::root)
+    size_t first = 0, last = 0;       // children [first, last] of block
+    int64_t host_offset = 0;          // in the host arena (256-byte aligned)
+    std::string run_first, run_last;  // readable: the first and last statements called in the run
+};
+
 struct MemPlan {
     int64_t peak_bytes = 0;       // = arena size
     std::vector<Buffer> buffers;  // one per non-load tensor, in Program::tensors order
@@ -63,6 +76,12 @@ struct MemPlan {
     /** The statements (Schedule::statements indices) of the loop the ranges were planned for
      *  (schedule.h: checkpoint_loop of the nest given to plan_memory); sorted. */
     std::vector<int> checkpoint_statements;
+    /** --mem-budget: the budget (0: none), the peak planned without swaps, the host arena's
+     *  size (Σ bytes of the swapped buffers) and the swaps, by block and first child. */
+    int64_t budget = 0;
+    int64_t unconstrained_peak = 0;
+    int64_t host_bytes = 0;
+    std::vector<Swap> swaps;
     int64_t checkpoint_bytes() const;  // Σ bytes of checkpoint_ranges
     int buffer_of(int tensor) const;   // index into buffers, or -1
     /** Whether buffers "a" and "b" (indices into buffers; -1: none) share arena bytes. */
@@ -73,7 +92,7 @@ struct MemPlan {
  *  (the run-time bound check plans the program at another bound value for the compiled
  *  program's loop); nullptr: those of checkpoint_loop(sched.root). */
 MemPlan plan_memory(const ir::Program &prog, const Pdg &pdg, const Schedule &sched, Diagnostics &diag,
-                    const std::vector<int> *checkpoint_statements = nullptr);
+                    const std::vector<int> *checkpoint_statements = nullptr, int64_t budget = 0);
 
 /** --emit=memplan: per tensor storage kind, extent, bytes, live range, offset, donation; peak. */
 void print_memplan(const ir::Program &prog, const MemPlan &m, std::ostream &out);

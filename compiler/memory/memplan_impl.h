@@ -15,6 +15,7 @@
 #include <isl/cpp.h>
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,9 @@ struct MemInput {
     /** Statements (indices into statements) in the loop a checkpoint ends iterations of
      *  (schedule.h: checkpoint_loop); empty when there is none. */
     std::vector<int> checkpoint_statements;
+    /** --mem-budget (0: none) and the loop nest the swaps refer to (its Blocks). */
+    int64_t budget = 0;
+    const LoopNode *root = nullptr;
 };
 
 /** One tensor's point-level facts (concrete isl, no parameters). */
@@ -51,8 +55,9 @@ struct TensorLife {
  *  (live_ranges.cpp); each tensor then extracts its own space instead of composing the
  *  whole program's relations again. */
 struct LifeContext {
-    isl::set times;                    // every instance's time (one space)
-    std::vector<isl::set> stmt_times;  // per statement: its instances' times (non-empty)
+    isl::set times;                       // every instance's time (one space)
+    std::vector<isl::set> stmt_times;     // per statement: its instances' times (non-empty)
+    std::vector<std::string> stmt_names;  // per stmt_times entry: the statement's tuple name
     /** stmt_overlap[s][t]: stmt_times[s] and stmt_times[t] intersect (true for s = t; false
      *  otherwise for an injective schedule). */
     std::vector<std::vector<bool>> stmt_overlap;
@@ -141,6 +146,26 @@ std::vector<std::pair<int64_t, int64_t>> merge_ranges(std::vector<std::pair<int6
  *  offsets aligned to "align".  Returns the peak (max offset + bytes; 0 when empty). */
 int64_t pack_arena(const std::vector<int64_t> &bytes, const std::vector<std::vector<bool>> &conflict, int64_t align,
                    std::vector<int64_t> *offsets);
+
+// ---- swap.cpp -------------------------------------------------------------------------
+
+/** What the arena packing and the swap planner share (memplan.cpp). */
+struct ArenaState {
+    std::vector<TensorLife> lives;                 // per MemPlan::buffers index
+    std::vector<std::vector<bool>> live_conflict;  // buffers' live times meet
+    std::vector<int> group;                        // donation chain (shares one offset)
+    std::vector<std::set<int>> touched;            // statements (Schedule indices) reading or writing it
+};
+
+/** Offsets for every buffer (one item per donation group; two items conflict when members'
+ *  lives meet) by greedy-by-size packing; sets plan->peak_bytes and the offsets. */
+void place_buffers(const ArenaState &st, MemPlan *plan);
+
+/** --mem-budget: while the arena exceeds in.budget, moves buffers to a host arena over runs of
+ *  a block's children that do not touch them, removing those runs' times from their lives, and
+ *  packs again; an error in "diag" when no set of swaps brings the arena under the budget. */
+void plan_swaps(const ir::Program &prog, const MemInput &in, const LifeContext &lc, ArenaState &st, MemPlan *plan,
+                Diagnostics &diag);
 
 // ---- memplan.cpp ---------------------------------------------------------------------
 

@@ -14,6 +14,8 @@
 // same tensor).  Then `predicted peak: N bytes` and, for a program with a loop to checkpoint,
 // `checkpoint: N bytes of the arena in K ranges (x, y)`: the buffers a checkpoint holds
 // (written in the outermost loop and read after the end of that iteration: checkpoint_live.cpp).
+// Under --mem-budget: `memory budget: B bytes (without it the peak is P); host arena: H bytes,
+// N swaps` and one `swap x: …` line per swap (memory/swap.cpp).
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
@@ -82,6 +84,24 @@ void print_memplan(const ir::Program &prog, const MemPlan &m, std::ostream &out)
         out << "\n";
     }
     out << "predicted peak: " << m.peak_bytes << " bytes\n";
+    if (m.budget > 0) {
+        out << "memory budget: " << m.budget << " bytes (without it the peak is " << m.unconstrained_peak
+            << "); host arena: " << m.host_bytes << " bytes, " << m.swaps.size()
+            << (m.swaps.size() == 1 ? " swap\n" : " swaps\n");
+        std::vector<size_t> order(m.swaps.size());
+        for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+            return prog.tensors[m.buffers[m.swaps[a].buffer].tensor].name <
+                   prog.tensors[m.buffers[m.swaps[b].buffer].tensor].name;
+        });
+        for (size_t i : order) {
+            const Swap &w = m.swaps[i];
+            const Buffer &b = m.buffers[w.buffer];
+            out << "swap " << prog.tensors[b.tensor].name << ": " << b.bytes << " B to the host before " << w.run_first
+                << ", back after " << w.run_last << " (children " << w.first << ".." << w.last << " of a block of "
+                << w.block->children.size() << "), host offset " << w.host_offset << "\n";
+        }
+    }
     if (!m.checkpoint_statements.empty()) {
         out << "checkpoint: " << m.checkpoint_bytes() << " bytes of the arena in " << m.checkpoint_ranges.size()
             << (m.checkpoint_ranges.size() == 1 ? " range" : " ranges") << " (";
@@ -117,6 +137,19 @@ std::string memplan_to_json(const ir::Program &prog, const MemPlan &m) {
     }
     doc["buffers"] = bufs;
     doc["checkpoint_bytes"] = m.checkpoint_bytes();
+    if (m.budget > 0) {
+        doc["budget"] = m.budget;
+        doc["unconstrained_peak"] = m.unconstrained_peak;
+        doc["host_bytes"] = m.host_bytes;
+        nlohmann::ordered_json sw = nlohmann::ordered_json::array();
+        for (const Swap &w : m.swaps)
+            sw.push_back({{"tensor", prog.tensors[m.buffers[w.buffer].tensor].name},
+                          {"bytes", m.buffers[w.buffer].bytes},
+                          {"out_before", w.run_first},
+                          {"in_after", w.run_last},
+                          {"host_offset", w.host_offset}});
+        doc["swaps"] = sw;
+    }
     return doc.dump();
 }
 
