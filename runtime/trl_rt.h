@@ -422,6 +422,10 @@ int trl_init(trl_ctx **ctx, const trl_program_info *info, int argc, char **argv)
  * iteration for --profile's balance report. */
 int trl_checkpoint_resume(trl_ctx *ctx, long long *first, long long step);
 int trl_checkpoint_iteration(trl_ctx *ctx, long long iteration);
+/* A host region that checkpoints hold and --resume restores with the arena's ranges: the host
+ * arena of a program compiled with --mem-budget (its swapped and staged buffers).  Called by
+ * run_program before trl_checkpoint_resume; "bytes" is part of what a checkpoint must match. */
+int trl_checkpoint_host(trl_ctx *ctx, void *host, size_t bytes);
 
 /* Process exit code for a status: 0 for TRL_OK / TRL_EXIT_SUCCESS, 1 user errors, 2 others. */
 int trl_exit_code(int status);

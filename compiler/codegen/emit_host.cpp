@@ -111,6 +111,30 @@ void ProgramEmitter::swaps(const LoopNode &block, size_t from, size_t to, bool o
     }
 }
 
+void ProgramEmitter::stagings(const LoopNode &loop, bool in, const std::string &pad) {
+    for (const Staging &sg : plan_.stagings) {
+        if (sg.loop != &loop) continue;
+        const Buffer &b = plan_.buffers.at(sg.buffer);
+        std::string slice;
+        for (size_t k = 0; k < sg.positions.size(); ++k) {
+            std::string c = "c" + std::to_string(sg.vars[k]);
+            std::string rel = sg.lower[k] == 0 ? c : c + " - " + lit_int(sg.lower[k]);
+            std::string term = "trl::pmod_i64(" + rel + ", " + lit_int(sg.modulus[k]) + ")";
+            if (sg.host_stride[k] != 1) term += " * " + lit_int(sg.host_stride[k]);
+            slice += (slice.empty() ? "" : " + ") + term;
+        }
+        const std::string host =
+            "trlg_swap + " + std::to_string(sg.host_offset) + " + (" + slice + ") * " + std::to_string(sg.slice_bytes);
+        const std::string dev = "arena + " + std::to_string(b.offset), n = std::to_string(sg.slice_bytes);
+        const std::string name = prog_.tensors.at(b.tensor).name;
+        if (in)
+            out_ += pad + "TRL_CHECK(trl_to_device(ctx, " + dev + ", " + host + ", " + n + "));  // this slice of " +
+                    name + " in (--mem-budget)\n";
+        else
+            out_ += pad + "TRL_CHECK(trl_to_host(ctx, " + host + ", " + dev + ", " + n + "));  // and out\n";
+    }
+}
+
 void ProgramEmitter::loop(const LoopNode &n, int indent) {
     std::string pad(indent * 4, ' ');
     switch (n.kind) {
@@ -126,14 +150,18 @@ void ProgramEmitter::loop(const LoopNode &n, int indent) {
                     "));\n";
             out_ += pad + "    for (long long " + c + " = " + c + "_first; " + ast_c(*n.cond) + "; " + c +
                     " += " + ast_c(*n.step) + ") {\n";
+            stagings(n, true, pad + "        ");
             for (const auto &ch : n.children) loop(*ch, indent + 2);
+            stagings(n, false, pad + "        ");
             out_ += pad + "        TRLG_SYNC() TRL_CHECK(trl_checkpoint_iteration(ctx, " + c + "));\n";
             out_ += pad + "    }\n" + pad + "}\n";
             return;
         }
         out_ += pad + "for (long long " + c + " = " + ast_c(*n.init) + "; " + ast_c(*n.cond) + "; " + c +
                 " += " + ast_c(*n.step) + ") {\n";
+        stagings(n, true, pad + "    ");
         for (const auto &ch : n.children) loop(*ch, indent + 1);
+        stagings(n, false, pad + "    ");
         out_ += pad + "}\n";
         return;
     }
@@ -400,6 +428,9 @@ void ProgramEmitter::run_program() {
     if (frames_bytes_ > 0)
         out_ += "    trlg_set_frames(ctx, " + std::to_string(frames_bytes_) +
                 ");  // device kernels' frames (TRLG_FRAME; nothing on the host)\n";
+    if (plan_.host_bytes > 0 && checkpoint_loop())
+        out_ += "    TRL_CHECK(trl_checkpoint_host(ctx, trlg_swap, sizeof trlg_swap));  // checkpoints hold the host "
+                "arena too\n";
     if (root()) loop(*root(), 1);
     place_regions();
     out_ += "    TRLG_SYNC() TRL_CHECK(trl_synchronize(ctx));\n}\n";

@@ -138,6 +138,9 @@ public:
     /** --mem-budget: the copies of the swaps (MemPlan::swaps) of "block" out of the arena before
      *  (out) or back after (!out) its children from..to. */
     void swaps(const LoopNode &block, size_t from, size_t to, bool out, const std::string &pad);
+    /** --mem-budget: the copies of the stagings (MemPlan::stagings) of "loop" in at the start of
+     *  its body (in) or out at its end. */
+    void stagings(const LoopNode &loop, bool in, const std::string &pad);
     void loop(const LoopNode &n, int indent);
 
     /** Before the kernels, when a kernel or host function reads a run-time bound as a value

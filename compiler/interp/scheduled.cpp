@@ -230,8 +230,11 @@ private:
         case LoopNode::For: {
             if (n.var < 0 || n.var >= static_cast<int>(its_.size())) its_.resize(n.var + 1, 0);
             for (its_[n.var] = eval_ast_expr(*n.init, its_); eval_ast_expr(*n.cond, its_) != 0;
-                 its_[n.var] += eval_ast_expr(*n.step, its_))
+                 its_[n.var] += eval_ast_expr(*n.step, its_)) {
+                stage(&n, true);
                 for (const auto &c : n.children) walk(*c);
+                stage(&n, false);
+            }
             return;
         }
         case LoopNode::If:
@@ -277,6 +280,34 @@ private:
             } else {
                 std::memcpy(arena_.data() + dev, host_arena_.data() + host, n);
                 std::copy(host_owner_.begin() + host, host_owner_.begin() + host + n, owner_.begin() + dev);
+            }
+        }
+    }
+
+    /** --mem-budget's stagings (memory/staging.cpp) of loop "loop": at the start of an iteration
+     *  (in) the slice the iterators name comes from the host arena with its owners; at its end
+     *  (out) it goes back and the arena bytes are poisoned and unowned. */
+    void stage(const LoopNode *loop, bool in) {
+        for (const Staging &sg : plan_.stagings) {
+            if (sg.loop != loop) continue;
+            const Buffer &b = plan_.buffers.at(sg.buffer);
+            int64_t slice = 0;
+            for (size_t k = 0; k < sg.positions.size(); ++k) {
+                int64_t r = (its_.at(sg.vars[k]) - sg.lower[k]) % sg.modulus[k];
+                slice += (r < 0 ? r + sg.modulus[k] : r) * sg.host_stride[k];
+            }
+            const size_t dev = static_cast<size_t>(b.offset), n = static_cast<size_t>(sg.slice_bytes);
+            const size_t host = static_cast<size_t>(sg.host_offset + slice * sg.slice_bytes);
+            if (dev + n > arena_.size() || host + n > host_arena_.size())
+                fault("the staged slice of " + prog_.tensors[b.tensor].name + " lies outside an arena");
+            if (in) {
+                std::memcpy(arena_.data() + dev, host_arena_.data() + host, n);
+                std::copy(host_owner_.begin() + host, host_owner_.begin() + host + n, owner_.begin() + dev);
+            } else {
+                std::memcpy(host_arena_.data() + host, arena_.data() + dev, n);
+                std::copy(owner_.begin() + dev, owner_.begin() + dev + n, host_owner_.begin() + host);
+                std::memset(arena_.data() + dev, 0xFF, n);
+                std::fill(owner_.begin() + dev, owner_.begin() + dev + n, 0u);
             }
         }
     }

@@ -212,8 +212,10 @@ MemPlan plan_memory_from(const ir::Program &prog, const PdgImpl &g, const MemInp
                 const char *t_name = isl_map_get_tuple_name(m.get(), isl_dim_out);
                 auto si = stmt_index.find(s_name ? s_name : "");
                 auto bi = buffer_of_tuple.find(t_name ? t_name : "");
-                if (si != stmt_index.end() && bi != buffer_of_tuple.end() && !m.is_empty())
+                if (si != stmt_index.end() && bi != buffer_of_tuple.end() && !m.is_empty()) {
                     st.touched[bi->second].insert(si->second);
+                    st.accesses[{si->second, bi->second}].push_back(m);
+                }
             });
         PassTimer swap_timer("swaps under the memory budget");
         plan_swaps(prog, in, lc, st, &plan, diag);

@@ -63,6 +63,23 @@ struct Swap {
     std::string run_first, run_last;  // readable: the first and last statements called in the run
 };
 
+/** A buffer of which the arena holds one slice at a time (--mem-budget; memory/staging.cpp): the
+ *  points whose coordinates at `positions` equal the iterators `vars` of enclosing loops, the
+ *  innermost of which is `loop`.  Each iteration of `loop`'s body starts by copying its slice
+ *  from the host arena into the buffer's arena bytes and ends by copying it back.  The buffer's
+ *  storage (modulus 1 at those positions) addresses the slice; the host arena keeps every slice,
+ *  slice (Σ_k ((c_k - lower_k) mod modulus_k) · host_stride_k) at host_offset + that ·
+ *  slice_bytes. */
+struct Staging {
+    int buffer = -1;                                   // MemPlan::buffers index
+    const LoopNode *loop = nullptr;                    // a For of the nest plan_memory was given
+    std::vector<int> positions;                        // domain positions of the tensor, outer loop first
+    std::vector<int> vars;                             // per position: the LoopNode::var whose iterator it equals
+    std::vector<int64_t> lower, modulus, host_stride;  // per position: the storage before staging
+    int64_t slice_bytes = 0;                           // = the buffer's bytes now
+    int64_t host_offset = 0;                           // in the host arena (256-byte aligned)
+};
+
 struct MemPlan {
     int64_t peak_bytes = 0;       // = arena size
     std::vector<Buffer> buffers;  // one per non-load tensor, in Program::tensors order
@@ -77,11 +94,13 @@ struct MemPlan {
      *  (schedule.h: checkpoint_loop of the nest given to plan_memory); sorted. */
     std::vector<int> checkpoint_statements;
     /** --mem-budget: the budget (0: none), the peak planned without swaps, the host arena's
-     *  size (Σ bytes of the swapped buffers) and the swaps, by block and first child. */
+     *  size (the swapped buffers and the staged buffers' slices), the swaps (by buffer and first
+     *  child) and the stagings. */
     int64_t budget = 0;
     int64_t unconstrained_peak = 0;
     int64_t host_bytes = 0;
     std::vector<Swap> swaps;
+    std::vector<Staging> stagings;     // by buffer
     int64_t checkpoint_bytes() const;  // Σ bytes of checkpoint_ranges
     int buffer_of(int tensor) const;   // index into buffers, or -1
     /** Whether buffers "a" and "b" (indices into buffers; -1: none) share arena bytes. */

@@ -15,6 +15,7 @@
 #include <isl/cpp.h>
 
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -155,6 +156,8 @@ struct ArenaState {
     std::vector<std::vector<bool>> live_conflict;  // buffers' live times meet
     std::vector<int> group;                        // donation chain (shares one offset)
     std::vector<std::set<int>> touched;            // statements (Schedule indices) reading or writing it
+    /** (statement, buffer) → its reads and writes of the buffer's points (instance -> points). */
+    std::map<std::pair<int, int>, std::vector<isl::map>> accesses;
 };
 
 /** Offsets for every buffer (one item per donation group; two items conflict when members'
@@ -166,6 +169,16 @@ void place_buffers(const ArenaState &st, MemPlan *plan);
  *  packs again; an error in "diag" when no set of swaps brings the arena under the budget. */
 void plan_swaps(const ir::Program &prog, const MemInput &in, const LifeContext &lc, ArenaState &st, MemPlan *plan,
                 Diagnostics &diag);
+
+// ---- staging.cpp ----------------------------------------------------------------------
+
+/** --mem-budget, before swaps: while the arena exceeds in.budget, keeps one slice of a buffer in
+ *  the arena at a time where every statement touching it runs inside loops whose iterators fix
+ *  some of its coordinates (MemPlan::stagings), largest saving first; packs again. */
+void plan_stagings(const MemInput &in, ArenaState &st, MemPlan *plan);
+
+/** Undoes staging "k" of plan->stagings on its buffer's storage (for dropping unneeded ones). */
+void unstage(MemPlan *plan, size_t k);
 
 // ---- memplan.cpp ---------------------------------------------------------------------
 

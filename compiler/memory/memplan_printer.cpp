@@ -86,7 +86,8 @@ void print_memplan(const ir::Program &prog, const MemPlan &m, std::ostream &out)
     out << "predicted peak: " << m.peak_bytes << " bytes\n";
     if (m.budget > 0) {
         out << "memory budget: " << m.budget << " bytes (without it the peak is " << m.unconstrained_peak
-            << "); host arena: " << m.host_bytes << " bytes, " << m.swaps.size()
+            << "); host arena: " << m.host_bytes << " bytes, " << m.stagings.size()
+            << (m.stagings.size() == 1 ? " staged buffer, " : " staged buffers, ") << m.swaps.size()
             << (m.swaps.size() == 1 ? " swap\n" : " swaps\n");
         std::vector<size_t> order(m.swaps.size());
         for (size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -94,6 +95,19 @@ void print_memplan(const ir::Program &prog, const MemPlan &m, std::ostream &out)
             return prog.tensors[m.buffers[m.swaps[a].buffer].tensor].name <
                    prog.tensors[m.buffers[m.swaps[b].buffer].tensor].name;
         });
+        for (const Staging &sg : m.stagings) {
+            const Buffer &b = m.buffers[sg.buffer];
+            const ir::Tensor &t = prog.tensors[b.tensor];
+            std::string along;
+            int64_t slices = 1;
+            for (size_t k = 0; k < sg.positions.size(); ++k) {
+                along += (k ? ", " : "") + prog.dims[t.dims[sg.positions[k]]].name;
+                slices *= sg.modulus[k];
+            }
+            out << "stage " << t.name << ": one slice of " << slices << " in the arena (" << sg.slice_bytes
+                << " B), along " << along << ", copied in and out by every iteration of the loop over "
+                << prog.dims[t.dims[sg.positions.back()]].name << "; host offset " << sg.host_offset << "\n";
+        }
         for (size_t i : order) {
             const Swap &w = m.swaps[i];
             const Buffer &b = m.buffers[w.buffer];
@@ -149,6 +163,13 @@ std::string memplan_to_json(const ir::Program &prog, const MemPlan &m) {
                           {"in_after", w.run_last},
                           {"host_offset", w.host_offset}});
         doc["swaps"] = sw;
+        nlohmann::ordered_json sg = nlohmann::ordered_json::array();
+        for (const Staging &g : m.stagings)
+            sg.push_back({{"tensor", prog.tensors[m.buffers[g.buffer].tensor].name},
+                          {"slice_bytes", g.slice_bytes},
+                          {"positions", g.positions},
+                          {"host_offset", g.host_offset}});
+        doc["stagings"] = sg;
     }
     return doc.dump();
 }

@@ -89,6 +89,9 @@ void plan_swaps(const ir::Program &prog, const MemInput &in, const LifeContext &
         auto it = piece_of_name.find(in.statements[s].name);
         if (it != piece_of_name.end()) piece_of[s] = it->second;
     }
+    plan_stagings(in, st, plan);
+    std::set<int> staged;
+    for (const Staging &sg : plan->stagings) staged.insert(sg.buffer);
     std::vector<BlockInfo> blocks;
     std::map<int, int> count;
     collect(*in.root, checkpoint_loop(in.root), false, &blocks, &count);
@@ -97,7 +100,7 @@ void plan_swaps(const ir::Program &prog, const MemInput &in, const LifeContext &
     std::vector<Candidate> cands;
     for (size_t x = 0; x < n; ++x) {
         const Buffer &buf = plan->buffers[x];
-        if (buf.bytes == 0) continue;
+        if (buf.bytes == 0 || staged.count(static_cast<int>(x))) continue;
         std::map<int, const isl::set *> piece;
         for (const auto &[k, set] : st.lives[x].live_pieces) piece[k] = &set;
         for (const BlockInfo &b : blocks) {
@@ -205,7 +208,20 @@ void plan_swaps(const ir::Program &prog, const MemInput &in, const LifeContext &
             relive(c.buffer);
         }
     }
+    for (size_t k = plan->stagings.size(); k-- > 0;) {  // and the stagings, last taken first
+        MemPlan trial = *plan;
+        unstage(&trial, k);
+        place_buffers(st, &trial);
+        if (trial.peak_bytes <= in.budget) *plan = trial;
+    }
     place_buffers(st, plan);
+    plan->host_bytes = 0;  // the host arena: every slice of the staged buffers, then the swapped ones
+    for (Staging &sg : plan->stagings) {
+        sg.host_offset = plan->host_bytes;
+        int64_t slices = 1;
+        for (int64_t m : sg.modulus) slices *= m;
+        plan->host_bytes += (sg.slice_bytes * slices + kHostAlign - 1) / kHostAlign * kHostAlign;
+    }
     std::map<int, int64_t> host_at;
     for (const Candidate *c : order) {
         if (!host_at.count(c->buffer)) {

@@ -14,12 +14,13 @@
 // statements.
 //
 // File format (little-endian, native layout of the fixed-size fields):
-//   "TRLCKPT\2", u64 program hash, u64 seed, u32 bounds, i64 bound values...,
+//   "TRLCKPT\3", u64 program hash, u64 seed, u32 bounds, i64 bound values...,
 //   i64 iteration value, u64 iterations done, u64 arena bytes, u32 ranges, per range
-//   { u64 offset, u64 bytes },
+//   { u64 offset, u64 bytes }, u64 host region bytes (trl_checkpoint_host; 0: none),
 //   u32 streams, per stream { i64 next index, i64 points done, i64 points }, i32 current stream,
 //   i64 records, u64 log length, u64 held records, per record { i32 stream, i64 index, u64 n,
-//   n bytes }, the ranges' bytes one after the other, u64 FNV-1a 64 of every byte before it.
+//   n bytes }, the ranges' bytes one after the other, the host region's bytes, u64 FNV-1a 64 of
+//   every byte before it.
 // Written to FILE.tmp, fsync'd, renamed over FILE (a crash leaves the previous checkpoint), after
 // the log was flushed and fsync'd (so the log holds at least "log length" bytes).
 //
@@ -43,7 +44,7 @@
 
 namespace {
 
-const char kCkptMagic[8] = {'T', 'R', 'L', 'C', 'K', 'P', 'T', '\2'};
+const char kCkptMagic[8] = {'T', 'R', 'L', 'C', 'K', 'P', 'T', '\3'};
 
 uint64_t ckpt_hash(const char *p, size_t n, uint64_t h = 1469598103934665603ULL) {
     for (size_t i = 0; i < n; ++i) h = (h ^ static_cast<unsigned char>(p[i])) * 1099511628211ULL;
@@ -166,6 +167,7 @@ int checkpoint_load(trl_ctx *ctx) {
         kept += ranges[k].second;
     }
     if (!same) return ckpt_fail(ctx, what + " holds other parts of the arena than this program checkpoints");
+    const uint64_t host = r.get<uint64_t>();  // checked by trl_checkpoint_resume, once registered
     const uint32_t ns = r.get<uint32_t>();
     if (ns != static_cast<uint32_t>(ctx->info->num_streams)) return ckpt_fail(ctx, what + " has other emit streams");
     res.next_index.resize(ns);
@@ -187,6 +189,7 @@ int checkpoint_load(trl_ctx *ctx) {
         res.pending[{s, index}] = r.get_bytes(n);
     }
     res.arena = r.get_bytes(kept);
+    res.host = r.get_bytes(host);
     if (!r.ok || r.at != data.size() - 8) return ckpt_fail(ctx, what + " is malformed");
     res.valid = true;
     ctx->replaying = true;  // until run_program reaches the loop: its emits are in the log already
@@ -227,6 +230,11 @@ int trl_checkpoint_resume(trl_ctx *ctx, long long *first, long long step) {
         if (rc != TRL_OK) return rc;
         at += bytes;
     }
+    if (res.host.size() != ctx->checkpoint_host_bytes)
+        return ckpt_fail(ctx, "the checkpoint '" + ctx->checkpoint_path + "' holds a host arena of " +
+                                  std::to_string(res.host.size()) + " bytes, this program's has " +
+                                  std::to_string(ctx->checkpoint_host_bytes));
+    if (!res.host.empty()) std::memcpy(ctx->checkpoint_host, res.host.data(), res.host.size());
     ctx->next_index = res.next_index;
     ctx->points_done = res.points_done;
     ctx->stream_points = res.stream_points;
@@ -239,6 +247,12 @@ int trl_checkpoint_resume(trl_ctx *ctx, long long *first, long long step) {
         std::fprintf(stderr, "%s: resuming from the checkpoint '%s' after iteration %lld of the outermost loop\n",
                      ctx->prog.c_str(), ctx->checkpoint_path.c_str(), res.iteration);
     res = trl_rt::Resume{};  // the arena copy is not needed any more
+    return TRL_OK;
+}
+
+int trl_checkpoint_host(trl_ctx *ctx, void *host, size_t bytes) {
+    ctx->checkpoint_host = static_cast<char *>(host);
+    ctx->checkpoint_host_bytes = bytes;
     return TRL_OK;
 }
 
@@ -278,6 +292,7 @@ int trl_checkpoint_iteration(trl_ctx *ctx, long long iteration) {
         w.put<uint64_t>(offset);
         w.put<uint64_t>(bytes);
     }
+    w.put<uint64_t>(ctx->checkpoint_host_bytes);
     w.put<uint32_t>(static_cast<uint32_t>(ctx->info->num_streams));
     for (int s = 0; s < ctx->info->num_streams; ++s) {
         w.put<long long>(ctx->next_index[s]);
@@ -300,6 +315,7 @@ int trl_checkpoint_iteration(trl_ctx *ctx, long long iteration) {
         rc = trl_to_host(ctx, &w.bytes[at], static_cast<const char *>(ctx->arena) + offset, bytes);
         if (rc != TRL_OK) return rc;
     }
+    if (ctx->checkpoint_host_bytes) w.put_bytes(ctx->checkpoint_host, ctx->checkpoint_host_bytes);
     w.put<uint64_t>(ckpt_hash(w.bytes.data(), w.bytes.size()));
     const std::string tmp = ctx->checkpoint_path + ".tmp";
     int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);

@@ -34,6 +34,7 @@ struct Resume {
     unsigned long long log_bytes = 0;
     std::map<std::pair<int, long long>, std::string> pending;
     std::string arena;
+    std::string host;  // the registered host region (trl_checkpoint_host)
 };
 }  // namespace trl_rt
 
@@ -71,6 +72,8 @@ struct trl_ctx {
     // of wall time), --resume.
     std::string checkpoint_path;
     long long checkpoint_every = 0;
+    char *checkpoint_host = nullptr;  // trl_checkpoint_host: a host region checkpoints hold too
+    uint64_t checkpoint_host_bytes = 0;
     bool resume_requested = false;
     bool replaying = false;                  // resuming, before the outermost loop: emits are in the log already
     unsigned long long iterations_done = 0;  // of the outermost loop, resumed runs included
