@@ -173,6 +173,7 @@ Val ExprEmitter::emit_uncached(const ir::Node &n) {
         Val r = x;
         r.name = "";
         r.buffer = -1;
+        r.view = false;
         r.dt = result;
         r.split = cur_split_;  // this thread's rows of x (split or whole)
         r.lazy = [this, x, xd, produced, result, &n](const Ix &ix) {

@@ -316,6 +316,9 @@ struct Val {
     /** >= 0: a view of the arena (operands read in place): "name" is a const typed pointer into
      *  the bytes of this memory-plan buffer (a scalar: a value loaded from them). */
     int buffer = -1;
+    /** "name" is a const typed pointer into stored bytes (the arena or a loaded tensor; view_value),
+     *  never a local array: indexing its leading axes can give a view again (emit_index). */
+    bool view = false;
     /** Set: an elementwise value that is not stored (fused into its single consumer's loop):
      *  lazy(ix) writes the lines computing element ix of this value (ix indexes its own shape)
      *  and returns a C expression of it, to be used once.  Only ExprEmitter::emit_ew returns
@@ -649,6 +652,8 @@ public:
     /** numpy indexing (eval.cpp's eval_index): ints and slices select, i32 arrays gather; with
      *  any array index the scalar indices are advanced too, and the broadcast advanced dims go
      *  where the advanced indices stand if they are adjacent, else first. */
+    /** emit_index of "x" (a view) when "n" fixes only leading axes: a view of the rest. */
+    bool try_index_view(const ir::Node &n, const Val &x, Val &out);
     Val emit_index(const ir::Node &n);
 
     /** The operand x of "t" when "t" is transpose(x) of a 2-D x (axes reversed), else null: a

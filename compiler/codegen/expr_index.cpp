@@ -43,10 +43,48 @@ bool ExprEmitter::try_index_element(const ir::Node &n, Val &out) {
     return true;
 }
 
+bool ExprEmitter::try_index_view(const ir::Node &n, const Val &x, Val &out) {
+    // x[i, j, ...] fixing leading axes of a view (stored bytes, row-major): the rest is a view
+    // of the same bytes, x + ((i)·d1 + j)·(d2·...), e.g. one layer's weights w[3][r] of a loaded
+    // tuple, read in place instead of copied.  Leading scalar indices only, then full axes.
+    if (!x.view || x.lazy || x.tuple || x.split || x.scalar() || x.dt == DType::Bool || x.dt == DType::Key)
+        return false;
+    size_t fixed = 0;
+    while (fixed < n.sindex.size() && n.sindex[fixed].kind == ir::SpatialIndex::Scalar) ++fixed;
+    if (fixed == 0 || fixed >= x.dims.size()) return false;
+    for (size_t d = fixed; d < n.sindex.size(); ++d)
+        if (n.sindex[d].kind != ir::SpatialIndex::Full) return false;
+    for (size_t d = 0; d < fixed; ++d) {
+        if (n.sindex[d].value->type.is_tuple || n.sindex[d].value->type.dtype == DType::Key ||
+            !n.sindex[d].value->type.shape.empty())
+            return false;
+    }
+    for (size_t d = fixed; d < x.maxs.size(); ++d)
+        if (x.dims[d] != lit_int(x.maxs[d])) return false;  // a static shape: rows are contiguous
+    std::string flat;
+    for (size_t d = 0; d < fixed; ++d) {
+        Val v = emit_cast(emit(*n.sindex[d].value), DType::I32, n.loc);
+        std::string f = fresh("ix");
+        line("long long " + f + " = " + v.name + ";");
+        check_index(f, x.dims[d], static_cast<int64_t>(d), n.loc);
+        flat = flat.empty() ? f : "(" + flat + ") * " + x.dims[d] + " + " + f;
+    }
+    int64_t row = 1;
+    for (size_t d = fixed; d < x.maxs.size(); ++d) row *= x.maxs[d];
+    out = x;
+    out.name = fresh("val");
+    out.maxs.erase(out.maxs.begin(), out.maxs.begin() + static_cast<long>(fixed));
+    out.dims.erase(out.dims.begin(), out.dims.begin() + static_cast<long>(fixed));
+    const std::string ct = ctype(x.dt);
+    line("const " + ct + " *const " + out.name + " = " + x.name + " + (" + flat + ") * " + lit_int(row) + ";");
+    return true;
+}
+
 Val ExprEmitter::emit_index(const ir::Node &n) {
     if (Val r; try_index_element(n, r)) return r;
     Val x = emit(*n.args.at(0));
     if (x.tuple) unsupported(n.loc, "indexing a tuple");
+    if (Val r; try_index_view(n, x, r)) return r;
     size_t rank = x.dims.size();
     if (n.sindex.size() > rank) unsupported(n.loc, "this indexing");
     // Per axis: kind 0 a range lo + j of length len, 1 a scalar index, 2 an index array.
@@ -222,8 +260,7 @@ bool ExprEmitter::gather_from_slice(const ir::Node &n, Val *out) {
     reads.insert(rd.tensor);
     std::vector<std::string> p;
     std::string lo = fresh("lo");
-    for (size_t k = 0; k < rd.index.size(); ++k)
-        p.push_back(rd.index[k].is_slice ? "" : index_c(*rd.index[k].point));
+    for (size_t k = 0; k < rd.index.size(); ++k) p.push_back(rd.index[k].is_slice ? "" : index_c(*rd.index[k].point));
     line("const long long " + lo + " = " + index_c(*rd.index[pos].lo) + ";");
     std::vector<int64_t> maxs(idx.maxs);
     std::vector<std::string> dims(idx.dims);

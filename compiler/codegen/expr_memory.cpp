@@ -43,10 +43,13 @@ Val ExprEmitter::emit_read(const ir::Node &n) {
     if (x.is_load) {
         // Loaded tensors have no domain: one value, after the arena tail (trlg_start).
         if (!n.index.empty()) unsupported(n.loc, "indexing the loaded tensor " + x.name + " by points");
+        // Read in place (a const view, as a point read of the arena): copying the value into
+        // locals cost every kernel that read one layer's weights of a stacked tuple all of them
+        // (832 KB per call in samples/transformer_decode.trl).
         int64_t off = load_offsets(prog_).at(n.tensor);
         std::string a = fresh("src");
         line("const char *" + a + " = arena + kLoadBase + " + std::to_string(off) + ";");
-        return load_value(x.type, a);
+        return view_value(x.type, a, 0, n.tensor);
     }
     if (plan_.buffer_of(n.tensor) < 0) unsupported(n.loc, "a read of " + x.name + " without a buffer");
     reads.insert(n.tensor);
@@ -132,14 +135,18 @@ Val ExprEmitter::view_value(const ir::Type &t, const std::string &src, int64_t o
         return r;
     }
     int64_t sz = leaf_size(t.dtype);
-    if (t.dtype == DType::Bool || t.dtype == DType::Key || off % sz != 0 || buffer_align(tensor) % sz != 0)
+    // A loaded tensor starts 16-byte aligned (kLoadBase = kArenaBytes + TRL_ARENA_TAIL, both
+    // multiples of 16; load_offsets are multiples of 256); it has no buffer of the plan.
+    const bool loaded = prog_.tensors.at(tensor).is_load;
+    if (t.dtype == DType::Bool || t.dtype == DType::Key || off % sz != 0 || (!loaded && buffer_align(tensor) % sz != 0))
         return load_value(t, src, off);
     Val r;
     r.name = fresh("val");
     r.dt = t.dtype;
     r.maxs = maxs_of(t);
     r.dims = dims_of(t);
-    r.buffer = plan_.buffer_of(tensor);
+    r.buffer = loaded ? -1 : plan_.buffer_of(tensor);
+    r.view = true;
     std::string ct = ctype(t.dtype), at = off ? src + " + " + std::to_string(off) : src;
     if (r.scalar())
         line("const " + ct + " " + r.name + " = *(const " + ct + " *)(" + at + ");");
@@ -159,6 +166,7 @@ Val ExprEmitter::materialize(const Val &v) {
             Val r = v;
             r.lazy = nullptr;
             r.buffer = -1;
+            r.view = false;
             std::string e = v.lazy(Ix{"0", {}});
             r.name = fresh("val");
             line(std::string(ctype(v.dt)) + " " + r.name + " = " + e + ";");
