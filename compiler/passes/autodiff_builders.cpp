@@ -151,8 +151,24 @@ NodePtr reshape_(NodePtr x, const std::vector<Extent> &shape, Loc loc) {
     bool same = x->type.shape.size() == shape.size();
     for (size_t k = 0; same && k < shape.size(); ++k) same = ext_eq(x->type.shape[k], shape[k]);
     if (same) return x;
-    for (const Extent &e : shape)
-        if (!e.is_static()) throw AdError{loc, "grad through a reshape of a dynamic shape is not supported yet"};
+    // A dynamic extent may only pass through unchanged, with unit axes added or removed
+    // around it ([t + 1] <-> [t + 1, 1], the vector cases of matmul): the same elements in
+    // the same order, whatever t.
+    std::vector<const Extent *> from, to;
+    bool dynamic = false;
+    for (const Extent &e : x->type.shape) {
+        dynamic = dynamic || !e.is_static();
+        if (!is_one(e)) from.push_back(&e);
+    }
+    for (const Extent &e : shape) {
+        dynamic = dynamic || !e.is_static();
+        if (!is_one(e)) to.push_back(&e);
+    }
+    if (dynamic) {
+        bool units_only = from.size() == to.size();
+        for (size_t k = 0; units_only && k < from.size(); ++k) units_only = ext_eq(*from[k], *to[k]);
+        if (!units_only) throw AdError{loc, "grad through a reshape of a dynamic shape is not supported yet"};
+    }
     Type t = arr_type(x->type.dtype, shape);
     return builtin(BuiltinOp::Reshape, t, {std::move(x)}, loc);
 }

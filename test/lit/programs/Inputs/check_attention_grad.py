@@ -1,0 +1,24 @@
+"""check_attention_grad.py OUT.jsonl (test/lit/programs/attention-grad.test) — the loss and the
+gradients of Inputs/attention-grad.trl against PyTorch's autograd in float64, from the same
+inputs (x.npy in the working directory) and the program's own weights (emitted with them)."""
+import json
+import sys
+
+import numpy as np
+import torch
+
+r = json.loads(open(sys.argv[1]).readline())
+x = torch.tensor(np.load("x.npy"), dtype=torch.float64)
+w = [torch.tensor(r[k], dtype=torch.float64, requires_grad=True) for k in ("wq", "wk", "wv")]
+q, k, v = x @ w[0], x @ w[1], x @ w[2]
+loss = 0.0
+for t in range(x.shape[0]):
+    att = torch.softmax(k[: t + 1] @ q[t] / 2.0, 0)
+    o = att @ v[: t + 1]
+    loss = loss + (o * o).sum() + (att * torch.arange(t + 1, dtype=torch.float64)).sum()
+loss.backward()
+errs = [float((wk.grad - torch.tensor(r[g], dtype=torch.float64)).abs().max()) for wk, g in zip(w, ("gq", "gk", "gv"))]
+total = loss.item()
+assert abs(total - r["loss"]) < 1e-4 * max(1.0, abs(total)), (total, r["loss"])
+assert max(errs) < 1e-4, errs
+print(f"ok: loss and the gradients of wq, wk, wv equal PyTorch's within 1e-4 (max {max(errs):.1e})")
