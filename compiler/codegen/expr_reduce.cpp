@@ -185,6 +185,19 @@ Val ExprEmitter::emit_softmax(const ir::Node &n, const Val &x0) {
     line("for (long long " + k + " = 1; " + k + " < " + len + "; ++" + k + ") m = m < " + at(x.name, k) + " ? " +
          at(x.name, k) + " : m;");
     line(ct + " s = " + literal(dt, 0) + ";");
+    if (!log && result == dt) {
+        // e_k = exp(x_k - m) once, kept in the result, then divided by s: the same values as
+        // computing it again for the division (the interpreter's e_k / s), half the exps.
+        open("for (long long " + k + " = 0; " + k + " < " + len + "; ++" + k + ")");
+        line(at(r.name, k) + " = " + ex + at(x.name, k) + " - m);");
+        line("s += " + at(r.name, k) + ";");
+        close();
+        line("for (long long " + k + " = 0; " + k + " < " + len + "; ++" + k + ") " + at(r.name, k) + " = " +
+             at(r.name, k) + " / s;");
+        close();
+        close();
+        return r;
+    }
     line("for (long long " + k + " = 0; " + k + " < " + len + "; ++" + k + ") s += " + ex + at(x.name, k) + " - m);");
     line(ct + " ls = " + (f ? "trl::log_f32(s)" : "trl::log_f64(s)") + ";");
     line("(void)ls;");
