@@ -190,6 +190,15 @@ int codegen_stage(PipelineState &s) {
     SourceOptions source_opts;
     source_opts.standalone = s.opts.standalone;
     try {
+        if (s.opts.emit == "library" && s.plan.host_bytes > 0) {
+            // The host arena is a static array of the generated source (trlg_swap): one per
+            // program, while a library has one context per caller thread.
+            s.diag.error("--mem-budget with --emit=library: this budget needs a host arena (" +
+                         std::to_string(s.plan.host_bytes) +
+                         " bytes), which a library's contexts cannot share yet; raise the budget to " +
+                         std::to_string(s.plan.unconstrained_peak) + " bytes or build a program (-o)");
+            return 1;
+        }
         if (s.opts.emit == "library") {  // NAME.h now; the source below (build writes it)
             LibraryPaths lp = library_paths(s.opts.output);
             s.codegen.library = lp.name;
