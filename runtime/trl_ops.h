@@ -77,4 +77,13 @@ TRL_HD inline long long floordiv_i64(long long a, long long b) {
     return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
+/** Copies n values from stored bytes into a local (codegen's loads of a slice or a point):
+ *  typed loads, a word at a time on the GPU (where a memcpy from a char pointer becomes byte
+ *  loads), and vectorized on the host (__restrict: a local and the arena do not overlap; the
+ *  element loop it replaces compiled to scalar moves). */
+template <class T>
+TRL_HD inline void copy_n(T *__restrict d, const T *__restrict s, long long n) {
+    for (long long i = 0; i < n; ++i) d[i] = s[i];
+}
+
 }  // namespace trl

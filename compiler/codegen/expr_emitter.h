@@ -578,6 +578,10 @@ public:
     /** The alignment (bytes) of every address of tensor "t"'s buffer: the memory plan puts
      *  buffers at multiples of 256 bytes and pads slots to 16 (memory/arena.cpp, memplan.h) in an
      *  arena allocated 256-byte aligned, so 16; checked here, since typed pointers rely on it. */
+    /** emit_read of a slice along one position whose points are consecutive bytes: a view. */
+    bool slice_view(const ir::Node &n, const ir::Tensor &x, std::vector<std::string> p,
+                    const std::vector<size_t> &slice_pos, const std::vector<std::string> &los,
+                    const std::vector<int64_t> &maxs, const std::vector<std::string> &dims, Val &out);
     int64_t buffer_align(int t) const;
 
     /** The value of type "t" at address variable "src" + "off" of tensor "tensor"'s buffer, read

@@ -24,12 +24,15 @@ std::string ExprEmitter::address(int t, const std::vector<std::string> &p) {
 int64_t ExprEmitter::load_leaves(const ir::Type &t, const std::string &src, int64_t off, const Val &dst,
                                  const std::string &at, bool aligned) {
     int64_t n = static_numel(t), sz = leaf_size(t.dtype);
-    if (!dst.scalar() && (t.dtype == DType::F32 || t.dtype == DType::F64 || t.dtype == DType::I32)) {
-        // One memcpy of the leaf's bytes: the per-element loop was scalar moves (the compiler
-        // cannot tell a local from the arena), 80% of the attention kernels of
-        // samples/transformer_decode.trl copying k[0:t+1] row by row.
-        line("memcpy(&" + dst.name + "[" + at + "], " + src + " + " + std::to_string(off) + ", " +
-             std::to_string(n * sz) + ");");
+    if (!dst.scalar() && aligned && off % sz == 0 &&
+        (t.dtype == DType::F32 || t.dtype == DType::F64 || t.dtype == DType::I32)) {
+        // trl::copy_n (trl_ops.h): the per-element loop compiled to scalar moves on the host (the
+        // compiler cannot tell a local from the arena), 80% of the attention kernels of
+        // samples/transformer_decode.trl copying k[0:t+1] row by row; a memcpy instead was byte
+        // loads on the GPU (cuda/ptx-word-loads.test).
+        const std::string ct = ctype(t.dtype);
+        line("trl::copy_n(&" + dst.name + "[" + at + "], (const " + ct + " *)(" + src + " + " + std::to_string(off) +
+             "), " + std::to_string(n) + ");");
         return n * sz;
     }
     std::string k = fresh("k");
@@ -103,6 +106,7 @@ Val ExprEmitter::emit_read(const ir::Node &n) {
         maxs.push_back(e.max_value);
         dims.push_back(lit_int(e.max_value));
     }
+    if (Val v; slice_view(n, x, p, slice_pos, los, maxs, dims, v)) return v;
     Val r = declare(x.type.dtype, maxs, dims);
     if (r.scalar()) return r;
     std::vector<std::string> idx;
@@ -121,6 +125,37 @@ Val ExprEmitter::emit_read(const ir::Node &n) {
                 buffer_align(n.tensor) % leaf_size(x.type.dtype) == 0);
     for (size_t s = 0; s < slice_pos.size(); ++s) close();
     return r;
+}
+
+bool ExprEmitter::slice_view(const ir::Node &n, const ir::Tensor &x, std::vector<std::string> p,
+                             const std::vector<size_t> &slice_pos, const std::vector<std::string> &los,
+                             const std::vector<int64_t> &maxs, const std::vector<std::string> &dims, Val &out) {
+    // x[.., lo:hi] along one position whose slots are consecutive (stride 1, a block: no wrap
+    // for points of the domain) and unpadded (a slot is exactly one value): the points are one
+    // run of bytes, read in place (k[r, h, 0:t+1] of the decoder's attention was copied every
+    // step).
+    const DType dt = x.type.dtype;
+    if (slice_pos.size() != 1 || x.type.is_tuple || ir::has_dynamic_extent(x.type) || n.type.is_tuple ||
+        !(dt == DType::F32 || dt == DType::F64 || dt == DType::I32))
+        return false;
+    const Buffer &b = plan_.buffers.at(plan_.buffer_of(n.tensor));
+    const size_t s = slice_pos[0];
+    if (s >= b.modulus.size() || b.stride[s] != 1 || b.modulus[s] != b.extent[s] ||
+        (s < b.batch.size() && b.batch[s]) || b.slot_bytes != static_numel(x.type) * leaf_size(dt) ||
+        b.offset % 16 != 0)
+        return false;
+    p[s] = los[0];
+    reads.insert(n.tensor);
+    out = Val();
+    out.name = fresh("val");
+    out.dt = dt;
+    out.maxs = maxs;
+    out.dims = dims;
+    out.buffer = plan_.buffer_of(n.tensor);
+    out.view = true;
+    const std::string ct = ctype(dt);
+    line("const " + ct + " *const " + out.name + " = (const " + ct + " *)(" + address(n.tensor, p) + ");");
+    return true;
 }
 
 int64_t ExprEmitter::buffer_align(int t) const {
