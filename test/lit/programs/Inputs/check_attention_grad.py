@@ -1,11 +1,20 @@
-"""check_attention_grad.py OUT.jsonl (test/lit/programs/attention-grad.test) — the loss and the
-gradients of Inputs/attention-grad.trl against PyTorch's autograd in float64, from the same
-inputs (x.npy in the working directory) and the program's own weights (emitted with them)."""
+"""check_attention_grad.py DIR | OUT.jsonl (test/lit/programs/attention-grad.test) — with a
+directory, writes the input of Inputs/attention-grad.trl there (x.npy, a fixed seed; also
+tools/gpu_check.py's convention for a program's input script); with the program's output, checks
+its loss and gradients against PyTorch's autograd in float64, from the same input (x.npy in the
+working directory) and the program's own weights (emitted with them)."""
 import json
+import os
 import sys
 
 import numpy as np
-import torch
+
+if os.path.isdir(sys.argv[1]):
+    x = np.random.default_rng(0).normal(size=(5, 4)).astype(np.float32)
+    np.save(os.path.join(sys.argv[1], "x.npy"), x)
+    sys.exit(0)
+
+import torch  # noqa: E402
 
 r = json.loads(open(sys.argv[1]).readline())
 x = torch.tensor(np.load("x.npy"), dtype=torch.float64)
