@@ -260,6 +260,20 @@ private:
         }
     }
 
+    /** n arena bytes at "dev" and their owners to the host arena at "host" (out: the arena
+     *  bytes are then poisoned and unowned, so a read of them is an error), or back (!out). */
+    void move_bytes(size_t dev, size_t host, size_t n, bool out) {
+        if (out) {
+            std::memcpy(host_arena_.data() + host, arena_.data() + dev, n);
+            std::copy(owner_.begin() + dev, owner_.begin() + dev + n, host_owner_.begin() + host);
+            std::memset(arena_.data() + dev, 0xFF, n);
+            std::fill(owner_.begin() + dev, owner_.begin() + dev + n, 0u);
+        } else {
+            std::memcpy(arena_.data() + dev, host_arena_.data() + host, n);
+            std::copy(host_owner_.begin() + host, host_owner_.begin() + host + n, owner_.begin() + dev);
+        }
+    }
+
     /** --mem-budget's swaps (memory/swap.cpp) around child "i" of "block": before it (out) the
      *  buffers whose run starts there go to the host arena with their bytes' owners, and their
      *  arena bytes are poisoned and unowned (a read of them during the run is an error); after
@@ -272,15 +286,7 @@ private:
             const size_t n = static_cast<size_t>(b.bytes);
             if (dev + n > arena_.size() || host + n > host_arena_.size())
                 fault("the swap of " + prog_.tensors[b.tensor].name + " lies outside an arena");
-            if (out) {
-                std::memcpy(host_arena_.data() + host, arena_.data() + dev, n);
-                std::copy(owner_.begin() + dev, owner_.begin() + dev + n, host_owner_.begin() + host);
-                std::memset(arena_.data() + dev, 0xFF, n);
-                std::fill(owner_.begin() + dev, owner_.begin() + dev + n, 0u);
-            } else {
-                std::memcpy(arena_.data() + dev, host_arena_.data() + host, n);
-                std::copy(host_owner_.begin() + host, host_owner_.begin() + host + n, owner_.begin() + dev);
-            }
+            move_bytes(dev, host, n, out);
         }
     }
 
@@ -300,15 +306,7 @@ private:
             const size_t host = static_cast<size_t>(sg.host_offset + slice * sg.slice_bytes);
             if (dev + n > arena_.size() || host + n > host_arena_.size())
                 fault("the staged slice of " + prog_.tensors[b.tensor].name + " lies outside an arena");
-            if (in) {
-                std::memcpy(arena_.data() + dev, host_arena_.data() + host, n);
-                std::copy(host_owner_.begin() + host, host_owner_.begin() + host + n, owner_.begin() + dev);
-            } else {
-                std::memcpy(host_arena_.data() + host, arena_.data() + dev, n);
-                std::copy(owner_.begin() + dev, owner_.begin() + dev + n, host_owner_.begin() + host);
-                std::memset(arena_.data() + dev, 0xFF, n);
-                std::fill(owner_.begin() + dev, owner_.begin() + dev + n, 0u);
-            }
+            move_bytes(dev, host, n, !in);
         }
     }
 
