@@ -408,7 +408,42 @@ typedef struct trl_program_info {
      * by the resumed run.  0, nullptr: no loop to checkpoint. */
     int num_checkpoint_ranges;
     const long long *checkpoint_ranges;
+    /* Data-parallel runs (trlc --distributed=mpi, dsl/README.md §7.12): the process-group
+     * layer the program was linked with (&trl_dist_mpi), or nullptr: one process. */
+    const struct trl_dist_layer *dist;
 } trl_program_info;
+
+/* ---- data-parallel runs (trlc --distributed=mpi; dsl/README.md §7.12, issue 21) ----------
+ * A program built with --distributed runs as N ranks (mpirun -np N ./prog): each steps its own
+ * environments (random streams keyed by the rank, §8), averages the gradients of every
+ * `grad(...)` over the ranks with trl_allreduce_mean, and so keeps identical parameters.  The
+ * messages go through a process-group layer, a table of functions: runtime/rt/trl_dist_mpi.cpp
+ * (Open MPI or any MPI-3 library) is compiled and linked only into programs built with
+ * --distributed=mpi, so the runtime itself and every other program depend on no MPI.  Each
+ * layer function is collective (every rank calls it, in the same order) and returns 0, or
+ * non-zero with a message in the layer's error text. */
+typedef struct trl_dist_layer {
+    const char *name; /* "mpi" */
+    /* Join the group: *rank in [0, *size), *local_rank the rank among this node's processes
+     * (which GPU to use).  On failure a message in err (errlen bytes). */
+    int (*init)(int *argc, char ***argv, int *rank, int *size, int *local_rank, char *err, size_t errlen);
+    /* Every rank's "bytes" bytes (the same count on every rank) into recv, in rank order
+     * (size · bytes bytes). */
+    int (*allgather)(const void *send, unsigned long long bytes, void *recv);
+    /* Rank 0 receives every rank's block of its own size: sizes[r] (size entries) and the
+     * blocks in rank order at *recv (malloc'ed by the layer, freed by the caller with free);
+     * on other ranks sizes and recv are not touched. */
+    int (*gather)(const void *send, unsigned long long bytes, unsigned long long *sizes, void **recv);
+    /* The message of the last failure. */
+    const char *(*error)(void);
+    /* Leave the group normally (after the last collective). */
+    void (*finalize)(void);
+    /* Stop every rank now, with exit code "code" (one rank failed; never returns). */
+    void (*abort)(int code);
+} trl_dist_layer;
+
+/* The MPI layer (runtime/rt/trl_dist_mpi.cpp). */
+extern const trl_dist_layer trl_dist_mpi;
 
 /* Parse argv (--seed N, --log FILE, --bound NAME=V, --threads N, --quiet, --help), allocate
  * the arena, open the log.  Prints its own messages. */
@@ -483,7 +518,25 @@ int trl_emit_skip(trl_ctx *ctx, int stream, long long index);
  * info.stream_points (the reorder buffer writes a stream's records once all have arrived). */
 void trl_set_stream_points(trl_ctx *ctx, int stream, long long points);
 
-/* Save host arrays: one array → .npy, several → .npz (arr_0, arr_1, …). */
+/* This process's rank and the number of ranks (0 and 1 without --distributed). */
+int trl_rank(trl_ctx *ctx);
+int trl_world_size(trl_ctx *ctx);
+/* The mean over the ranks of a gradient, in place: "count" segments of f32 (TRL_F32) or f64
+ * elements, segment j at data[j] (arena memory: device memory in a CUDA build) holding n[j]
+ * elements.  Element-wise, the sum of rank 0's value, then rank 1's, … in rank order, in the
+ * dtype, divided by the number of ranks: the order of `trlc --interpret --ranks N`, so the
+ * result is the same bits on every rank and in the interpreter.  One message per call (the
+ * segments are packed).  It is also where the ranks' emit records reach rank 0 (each call
+ * and trl_finish).  Without --distributed: nothing (a mean over one rank). */
+int trl_allreduce_mean(trl_ctx *ctx, int dtype, int count, void *const *data, const long long *n);
+/* Add host arrays to the run's parameter digest (FNV-1a 64 over their bytes): codegen calls
+ * it for every save whose value is the same on every rank (the parameters).  At exit the ranks
+ * compare their digests: rank 0 prints "parameters identical across N ranks (digest …)", or
+ * every rank exits 1 naming the ranks that differ. */
+int trl_digest(trl_ctx *ctx, const trl_field *arrays, int num_arrays);
+
+/* Save host arrays: one array → .npy, several → .npz (arr_0, arr_1, …).  With --distributed
+ * only rank 0 writes. */
 int trl_save(trl_ctx *ctx, const char *path, const trl_field *arrays, int num_arrays);
 /* Load an .npy into host memory "dst", checking dtype and shape; a clear message otherwise. */
 int trl_load(trl_ctx *ctx, const char *path, int dtype, int rank, const long long *shape, void *dst);

@@ -31,6 +31,10 @@ struct BuildOptions {
      *  (-fvisibility=hidden: two libraries' runtimes never meet), products through OpenBLAS. */
     bool shared_library = false;
     std::string source_path;
+    /** --distributed=mpi: also compile runtime/rt/trl_dist_mpi.cpp (the trl_dist_layer of
+     *  runtime/trl_rt.h) with the MPI flags CMake's FindMPI found when trlc was configured,
+     *  and link MPI; "" none (the program depends on no MPI). */
+    std::string distributed;
 };
 
 /** The CUDA architectures to build for when --cuda-arch is not given: the compute capabilities

@@ -50,6 +50,12 @@ struct DriverOptions {
     /** --mem-budget: the most bytes the arena may take (0: no budget); buffers move to a host
      *  arena between uses to meet it (memory/swap.cpp). */
     int64_t mem_budget = 0;
+    /** --distributed=mpi|nccl: data-parallel ranks (passes/distribute.h; the build links the
+     *  process-group layer, build_program.h); "" one process. */
+    std::string distributed;
+    /** --ranks N (with --interpret): simulate N data-parallel ranks in one process, as a
+     *  --distributed build run with mpirun -np N (interp/interpreter.h); 0: not distributed. */
+    int ranks = 0;
     std::string load_schedule;             // trl-opt --load-schedule
     std::vector<std::string> raw_defines;  // "NAME=VALUE" as typed
     std::vector<std::string> include_dirs;
