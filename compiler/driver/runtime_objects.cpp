@@ -53,12 +53,13 @@ ToolRun compile_one(const std::vector<std::string> &compile, const std::string &
 std::vector<std::string> host_runtime_sources(const std::string &rt) {
     return {rt + "/rt/trl_rt_common.cpp", rt + "/rt/trl_checkpoint.cpp", rt + "/rt/trl_profile.cpp",
             rt + "/rt/trl_rt_host.cpp",   rt + "/trl_npy.cpp",           rt + "/trl_json.cpp",
-            rt + "/rt/trl_outlined.cpp"};
+            rt + "/rt/trl_outlined.cpp", rt + "/rt/trl_dist.cpp"};
 }
 
 std::vector<std::string> cuda_runtime_sources(const std::string &rt) {
     return {rt + "/rt/trl_rt_cuda.cu",  rt + "/rt/trl_rt_common.cpp", rt + "/rt/trl_checkpoint.cpp",
-            rt + "/rt/trl_profile.cpp", rt + "/trl_npy.cpp",          rt + "/trl_json.cpp"};
+            rt + "/rt/trl_profile.cpp", rt + "/trl_npy.cpp",          rt + "/trl_json.cpp",
+            rt + "/rt/trl_dist.cpp"};
 }
 
 std::vector<std::string> runtime_objects(const std::vector<std::string> &compile,

@@ -142,6 +142,7 @@ std::string standalone(const std::string &source, const std::string &runtime) {
     out += inl.file(runtime + "/rt/trl_rt_common.cpp", "rt/trl_rt_common.cpp");
     out += inl.file(runtime + "/rt/trl_checkpoint.cpp", "rt/trl_checkpoint.cpp");
     out += inl.file(runtime + "/rt/trl_profile.cpp", "rt/trl_profile.cpp");
+    out += inl.file(runtime + "/rt/trl_dist.cpp", "rt/trl_dist.cpp");
     out += inl.file(runtime + "/trl_npy.cpp", "trl_npy.cpp");
     out += inl.file(runtime + "/trl_json.cpp", "trl_json.cpp");
     return out;

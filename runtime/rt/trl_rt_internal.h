@@ -83,6 +83,8 @@ struct trl_ctx {
     // Library mode (trl_lib_init): failures end trl_lib_call with a status instead of exiting.
     bool library = false;
     std::string load_dir;  // loads' relative paths are under it ("": the working directory)
+    // Data-parallel runs (trl_dist.cpp): this process's rank and the number of ranks.
+    int rank = 0, world = 1, local_rank = 0;
 };
 
 namespace trl_rt {

@@ -28,7 +28,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RUNTIME = os.path.join(ROOT, "runtime")
-RUNTIME_SOURCES = ["rt/trl_rt_common.cpp", "rt/trl_checkpoint.cpp", "rt/trl_profile.cpp", "rt/trl_rt_host.cpp", "trl_npy.cpp", "trl_json.cpp"]
+RUNTIME_SOURCES = ["rt/trl_rt_common.cpp", "rt/trl_checkpoint.cpp", "rt/trl_profile.cpp", "rt/trl_dist.cpp", "rt/trl_rt_host.cpp", "trl_npy.cpp", "trl_json.cpp"]
 FLAGS = ["-std=c++17", "-O2", "-fopenmp", "-ffp-contract=off"]
 
 

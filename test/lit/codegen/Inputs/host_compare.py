@@ -23,7 +23,7 @@ trlc, runtime, cxx = os.path.abspath(args[0]), args[1], args[2]
 programs = args[3:]
 work = tempfile.mkdtemp(prefix="trlc-host-compare-")
 objs = []
-for src in ["rt/trl_rt_host.cpp", "rt/trl_rt_common.cpp", "rt/trl_checkpoint.cpp", "rt/trl_profile.cpp", "trl_npy.cpp", "trl_json.cpp"]:
+for src in ["rt/trl_rt_host.cpp", "rt/trl_rt_common.cpp", "rt/trl_checkpoint.cpp", "rt/trl_profile.cpp", "rt/trl_dist.cpp", "trl_npy.cpp", "trl_json.cpp"]:
     obj = os.path.join(work, os.path.basename(src) + ".o")
     subprocess.run([cxx, "-std=c++17", "-O1", "-fopenmp"] + tsan + ["-I", runtime, "-c",
                     os.path.join(runtime, src), "-o", obj], check=True)
