@@ -4,8 +4,9 @@
 // the reference interpreter and generated programs so that both produce the same bits.
 // The specification (reimplementable from the text) is dsl/README.md §8; summary:
 //
-//   stream key   (k0, k1)  = words 0, 1 of philox4x32_10({seed_lo, seed_hi, fnv1a32(name), 0},
-//                                                        {0, 0})
+//   stream key   (k0, k1)  = words 0, 1 of philox4x32_10({seed_lo, seed_hi, fnv1a32(name), rank},
+//                                                        {0, 0}); rank 0 unless --distributed
+//                            keys the tensor by its rank
 //   rng(c1..cn)  key       = (k0, k1, h) with h = FNV-1a-64 over the 4 little-endian bytes of
 //                            each i32 coordinate; fold_in(key, v) continues the same hash with v
 //   block j                = philox4x32_10({j_lo, j_hi, h_lo, h_hi}, {k0, k1})
@@ -42,9 +43,11 @@ TRL_HD inline uint32_t fnv1a32(const char *s, size_t n) {
 }
 
 /** The Philox key of the streams of one tensor: derived from the 64-bit seed and the FNV-1a
- *  hash of the tensor's name by one Philox call (key {0, 0}). */
-TRL_HD inline Philox2x32Key stream_key(uint64_t seed, uint32_t name_hash) {
-    Philox4x32 c = {{static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32), name_hash, 0u}};
+ *  hash of the tensor's name by one Philox call (key {0, 0}).  "rank": the data-parallel rank
+ *  of a tensor whose draws differ between ranks (trlc --distributed, passes/distribute.h), 0
+ *  otherwise (so rank 0 draws what a one-process run draws). */
+TRL_HD inline Philox2x32Key stream_key(uint64_t seed, uint32_t name_hash, uint32_t rank = 0) {
+    Philox4x32 c = {{static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32), name_hash, rank}};
     Philox2x32Key zero = {{0u, 0u}};
     Philox4x32 r = philox4x32_10(c, zero);
     Philox2x32Key k = {{r.v[0], r.v[1]}};

@@ -172,6 +172,9 @@ int main(int argc, char **argv) {
                    "slice, float arithmetic on literals only such as 1.0 / I; i / I reads it at run "
                    "time), is in a guard or an index, or changes the schedule; none: every bound "
                    "fixed");
+    app.add_option("--ranks", opts.ranks, "with --interpret: simulate N data-parallel ranks (--distributed)")
+        ->check(CLI::Range(1, 1024));
+    app.add_option("--distributed", opts.distributed, "data-parallel ranks: mpi")->check(CLI::IsMember({"mpi"}));
     app.add_option("--mem-budget", opts.mem_budget,
                    "plan the arena (the device memory of the program's tensors) in at most BYTES "
                    "(1048576, 1M, 1MiB, 512KB; K and KB are 1024): buffers that a run of statements "

@@ -24,6 +24,7 @@
 #include "ir/printer.h"
 #include "ir/verify.h"
 #include "passes/autodiff.h"
+#include "passes/distribute.h"
 #include "passes/cse.h"
 #include "passes/incrementalize.h"
 #include "support/install_dirs.h"
@@ -92,6 +93,10 @@ int externs_stage(PipelineState &s) {
         !load_host_externs(s.prog, s.sm, s.opts.include_dirs, s.diag))
         return 1;
     return 0;
+}
+
+int distribute_stage(PipelineState &s) {  // grads averaged over ranks, rank-keyed streams
+    return distribute(s.prog, s.diag) ? 0 : 1;
 }
 
 int autodiff_stage(PipelineState &s) {
@@ -250,6 +255,11 @@ int interpret_stage(PipelineState &s) {
         iopts.log = &log;
     }
     if (!parse_inputs(s.opts.inputs, s.prog, &iopts.inputs, s.diag)) return 1;
+    iopts.ranks = s.opts.ranks;
+    if (s.opts.ranks > 0 && s.opts.interpret == "scheduled") {
+        s.diag.error("--ranks runs in the point-wise interpreter only (--interpret, not --interpret=scheduled)");
+        return 1;
+    }
     if (s.opts.interpret == "scheduled") return interpret_scheduled(s.prog, s.sched, s.plan, iopts, s.diag);
     return interpret(s.prog, iopts, s.diag);
 }
@@ -257,6 +267,8 @@ int interpret_stage(PipelineState &s) {
 // ---- when a stage applies ----------------------------------------------------------------
 
 int goal_of(const PipelineState &s) { return s.goal; }
+
+bool distribute_applies(const PipelineState &s) { return !s.opts.distributed.empty() || s.opts.ranks > 0; }
 
 bool incrementalize_applies(const PipelineState &s) { return s.opts.incrementalize; }
 
@@ -346,6 +358,8 @@ const std::vector<Stage> kStages = {
     {"parse", "read the file and build the syntax tree", nullptr, parse_stage, print_ast_of, false},
     {"sema", "names, types, shapes; inline fns; the typed IR", nullptr, sema_stage, print_ir, true},
     {"externs", "check extern fns against their C++ headers", nullptr, externs_stage, print_ir, false},
+    {"distribute", "data-parallel ranks: grads averaged, rank-keyed streams", distribute_applies, distribute_stage,
+     print_ir, true},
     {"autodiff", "grad(y, x) becomes adjoint tensors", nullptr, autodiff_stage, print_ir, true},
     {"incrementalize", "sums over slices become running sums", incrementalize_applies, incrementalize_stage,
      print_incrementalized, true},

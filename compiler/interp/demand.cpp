@@ -258,6 +258,8 @@ std::shared_ptr<const Value> Evaluator::demand(int t, const std::vector<int64_t>
             bool ok = true;
             try {
                 Value v = eval_body(f.t, f.ei, body_env, f.complete ? &reads_[f.t][f.ei] : nullptr);
+                if (collective_ && prog_.tensors[f.t].allreduce_mean)  // the mean over the ranks
+                    v = collective_->complete(rank_, f.t, *f.point, std::move(v));
                 f.entry->state = State::Done;
                 f.entry->value = std::make_shared<const Value>(std::move(v));
             } catch (Suspend &s) {

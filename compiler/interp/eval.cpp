@@ -67,11 +67,11 @@ static int specificity(const ir::Equation &e) {
     return s;
 }
 
-static trl::Philox2x32Key stream_of(uint64_t seed, const std::string &name) {
-    return trl::stream_key(seed, trl::fnv1a32(name.data(), name.size()));
+static trl::Philox2x32Key stream_of(uint64_t seed, const std::string &name, int rank = 0) {
+    return trl::stream_key(seed, trl::fnv1a32(name.data(), name.size()), static_cast<uint32_t>(rank));
 }
 
-Evaluator::Evaluator(const ir::Program &prog, uint64_t seed) : prog_(prog), seed_(seed) {
+Evaluator::Evaluator(const ir::Program &prog, uint64_t seed, int rank) : prog_(prog), seed_(seed), rank_(rank) {
     for (const auto &t : prog.tensors) {
         std::vector<int> ord(t.equations.size());
         for (size_t i = 0; i < ord.size(); ++i) ord[i] = static_cast<int>(i);
@@ -82,7 +82,7 @@ Evaluator::Evaluator(const ir::Program &prog, uint64_t seed) : prog_(prog), seed
         for (const auto &eq : t.equations)
             reads.push_back(eq.body ? reads_in_eval_order(*eq.body) : std::vector<const ir::Node *>{});
         reads_.push_back(std::move(reads));
-        streams_.push_back(stream_of(seed, t.name));
+        streams_.push_back(stream_of(seed, t.stream(), t.rank_keyed ? rank : 0));
     }
     memo_.resize(prog.tensors.size());
 }
@@ -137,13 +137,19 @@ Value Evaluator::eval_body(int t, int ei, const std::vector<int64_t> &env,
     return v;
 }
 
+void Evaluator::replace_point(int t, const std::vector<int64_t> &point, std::shared_ptr<const Value> v) {
+    Entry &e = memo_[t].at(point);
+    e.state = State::Done;
+    e.value = std::move(v);
+}
+
 std::shared_ptr<const Value> Evaluator::loaded(int t) const {
     auto it = memo_[t].find(std::vector<int64_t>{});
     return it != memo_[t].end() && it->second.state == State::Done ? it->second.value : nullptr;
 }
 
 Value Evaluator::eval_root(const ir::NodePtr &node, const std::vector<int64_t> &env, const std::string &stream_name) {
-    Ctx c{&env, stream_of(seed_, stream_name), {}};
+    Ctx c{&env, stream_of(seed_, stream_name, rank_), {}};
     return eval(*node, c);
 }
 

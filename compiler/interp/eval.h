@@ -44,9 +44,28 @@ public:
     virtual std::shared_ptr<const Value> read_point(int t, const std::vector<int64_t> &point, Loc at) = 0;
 };
 
+/** The ranks of `--interpret --ranks N` (interp/ranks.cpp): where a point of an
+ *  `allreduce_mean` tensor (passes/distribute.h) gets its mean over the ranks. */
+class Collective {
+public:
+    virtual ~Collective() = default;
+    /** Rank "rank" computed "local" at point "point" of allreduce tensor "t": the mean over the
+     *  ranks, which every rank's evaluator then holds there. */
+    virtual Value complete(int rank, int t, const std::vector<int64_t> &point, Value local) = 0;
+};
+
 class Evaluator {
 public:
-    Evaluator(const ir::Program &prog, uint64_t seed);
+    /** "rank": the data-parallel rank whose streams `rank_keyed` tensors draw (§8; 0 alone). */
+    Evaluator(const ir::Program &prog, uint64_t seed, int rank = 0);
+
+    /** Points of allreduce_mean tensors get their values from "c" (null: the local value, one
+     *  rank).  Not owned. */
+    void set_collective(Collective *c) { collective_ = c; }
+    /** Whether demand() is running (a nested tensor_point would suspend instead of computing). */
+    bool busy() const { return driving_; }
+    /** Overwrite the value of a point already computed (Collective: the mean over the ranks). */
+    void replace_point(int t, const std::vector<int64_t> &point, std::shared_ptr<const Value> v);
 
     /** Give a `load` tensor its value (checked by the caller). */
     void set_loaded(int tensor, Value v);
@@ -131,6 +150,8 @@ private:
 
     const ir::Program &prog_;
     uint64_t seed_;
+    int rank_ = 0;
+    Collective *collective_ = nullptr;
     PointSource *source_ = nullptr;
     std::vector<std::vector<int>> order_;  // per tensor: equation indices, most specific first
     // per tensor, per equation: its body's Read nodes in the order eval() reaches them

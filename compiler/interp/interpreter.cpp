@@ -13,6 +13,8 @@
 
 #include "interp/eval.h"
 #include "interp/outputs.h"
+#include "interp/ranks.h"
+#include "passes/distribute.h"
 #include "interp/run.h"
 #include "trl_npy.h"
 
@@ -115,9 +117,10 @@ void load_tensor_from(interp::Evaluator &ev, int ti, const ir::Tensor &t, const 
     ev.set_loaded(ti, std::move(v));
 }
 
-std::string emit_line(Evaluator &ev, const ir::Emit &e, const std::vector<int64_t> &point) {
+std::string emit_line(Evaluator &ev, const ir::Emit &e, const std::vector<int64_t> &point, int rank) {
     if (e.guard && ev.eval_root(e.guard, point, e.stream).data.at(0) == 0) return "";
     std::string line = "{";
+    if (rank >= 0) line += "\"rank\":" + std::to_string(rank) + (e.fields.empty() ? "" : ",");
     for (size_t f = 0; f < e.fields.size(); ++f) {
         if (f) line += ',';
         line += '"' + e.fields[f].first + "\":";
@@ -133,7 +136,8 @@ std::string emit_line(Evaluator &ev, const ir::Emit &e, const std::vector<int64_
 
 namespace {
 
-void run_emit(interp::Evaluator &ev, const ir::Program &prog, const ir::Emit &e, std::ostream &out) {
+/** Every point of "e" in lexicographic order; with ranks, each point's records of rank 0, 1, … */
+void run_emit(RankGroup &g, bool ranked, const ir::Program &prog, const ir::Emit &e, std::ostream &out) {
     std::vector<int64_t> bounds, point(e.vars.size(), 0);
     int64_t total = 1;
     for (int d : e.vars) {
@@ -141,7 +145,7 @@ void run_emit(interp::Evaluator &ev, const ir::Program &prog, const ir::Emit &e,
         total *= prog.dims[d].bound;
     }
     for (int64_t i = 0; i < total; ++i) {
-        out << interp::emit_line(ev, e, point);
+        for (int r = 0; r < g.size(); ++r) out << interp::emit_line(g.rank(r), e, point, ranked ? r : -1);
         for (size_t d = point.size(); d-- > 0;) {
             if (++point[d] < bounds[d]) break;
             point[d] = 0;
@@ -181,16 +185,39 @@ struct Job {
     const InterpOptions *opts;
     std::ostream *out;
     bool failed = false;
+    std::string digest_line;  // --ranks: the ranks' parameter digest, for stderr
     RuntimeError error;
     std::exception_ptr other;
 };
 
+/** --ranks: "parameters identical across N ranks (digest 0x…)" over the saves whose values
+ *  are the same on every rank (passes/distribute.h), as a --distributed build prints at exit;
+ *  "" when there are none.  A difference is an internal error (the ranks share their means). */
+std::string digest_line(RankGroup &g, const ir::Program &prog) {
+    std::vector<uint64_t> h(g.size(), 0xcbf29ce484222325ull);
+    bool any = false;
+    for (const ir::Save &s : prog.saves) {
+        if (!s.output.empty() || !save_is_replicated(prog, s)) continue;
+        any = true;
+        for (int r = 0; r < g.size(); ++r) h[r] = digest_value(h[r], g.rank(r).eval_root(s.value, {}, s.path));
+    }
+    if (!any) return "";
+    for (int r = 1; r < g.size(); ++r)
+        TRLC_ASSERT(h[r] == h[0]) << "rank " << r << "'s saved parameters differ from rank 0's";
+    char hex[20];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h[0]));
+    return "parameters identical across " + std::to_string(g.size()) + " ranks (digest " + hex + ")";
+}
+
 void run_all(Job &job) {
     try {
         const ir::Program &prog = *job.prog;
-        interp::Evaluator ev(prog, job.opts->seed);
-        load_all(ev, prog, job.opts->inputs);
-        for (const ir::Emit &e : prog.emits) run_emit(ev, prog, e, *job.out);
+        const int ranks = job.opts->ranks;
+        RankGroup g(prog, job.opts->seed, std::max(1, ranks));
+        for (int r = 0; r < g.size(); ++r) load_all(g.rank(r), prog, job.opts->inputs);
+        Evaluator &ev = g.rank(0);
+        for (const ir::Emit &e : prog.emits) run_emit(g, ranks > 0, prog, e, *job.out);
+        if (ranks > 0) job.digest_line = digest_line(g, prog);
         for (const ir::Save &s : prog.saves) {
             if (!s.output.empty()) {  // `output act = …`: a JSON line after the emits
                 *job.out << output_line(s, ev.eval_root(s.value, {}, s.output)) << std::flush;
@@ -249,6 +276,7 @@ int interpret(const ir::Program &prog, const InterpOptions &opts, Diagnostics &d
     job.out = opts.log ? opts.log : &std::cout;
     interp::run_on_big_stack([&] { interp::run_all(job); });
     if (job.other) std::rethrow_exception(job.other);
+    if (!job.digest_line.empty()) std::cerr << job.digest_line << "\n";
     if (!job.failed) return 0;
     diag.error(job.error.loc, job.error.message);
     for (const auto &n : job.error.notes) diag.note(n.first, n.second);

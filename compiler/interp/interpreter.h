@@ -27,6 +27,10 @@ struct InterpOptions {
     std::string output_dir = ".";  // where relative `save` paths go
     /** `--input NAME=FILE.npy`: the value of each `input` (dsl/README §7.10). */
     std::map<std::string, std::string> inputs;
+    /** `--ranks N`: N data-parallel ranks in one process (interp/ranks.h): every emit record
+     *  of every rank, each starting with "rank", in (stream, point, rank) order; saves of rank
+     *  0; the digest of the saves every rank holds alike on stderr.  0: one process. */
+    int ranks = 0;
 };
 
 /** Run "prog"; returns 0, or 1 after reporting a run-time error to "diag". */

@@ -25,9 +25,10 @@ void load_all(Evaluator &ev, const ir::Program &prog, const std::map<std::string
 std::string output_line(const ir::Save &s, const Value &v);
 
 /** The JSON line ("{…}\n") of emit "e" at "point": its guard first (`emit … when g`), then,
- *  only where the guard holds, the fields in written order; "" where it is false.
+ *  only where the guard holds, the fields in written order; "" where it is false.  "rank" >= 0
+ *  (a data-parallel run): the record starts with "rank":R.
  *  RuntimeError at a field that cannot be written (a random key). */
-std::string emit_line(Evaluator &ev, const ir::Emit &e, const std::vector<int64_t> &point);
+std::string emit_line(Evaluator &ev, const ir::Emit &e, const std::vector<int64_t> &point, int rank = -1);
 
 /** Write the value "v" of `save` "s" to its .npy / .npz file (relative paths under "dir").
  *  RuntimeError at the save when the value cannot be saved or the file cannot be written. */

@@ -260,6 +260,17 @@ struct Tensor {
      *  obs=FILE.npy`); also is_load, with no load_path. */
     bool is_input = false;
     bool is_hidden = false;  // compiler-made (the shared value of a tuple equation)
+    /** Data-parallel programs (passes/distribute.h, dsl/README.md §7.12): */
+    /** each point's value is the mean over the ranks of what its equation computes there (a
+     *  gradient; trl_allreduce_mean's order: the ranks' values summed in rank order, / N); */
+    bool allreduce_mean = false;
+    /** its rng(...) streams are keyed by the rank too (§8: word 3 of the stream key's Philox
+     *  input), so its values differ between ranks; rank 0 draws what a one-process run draws; */
+    bool rank_keyed = false;
+    /** the tensor whose stream its rng(...) uses ("": its own name); the tensor that holds a
+     *  grad(...) moved out of an equation draws from that equation's tensor's stream. */
+    std::string stream_name;
+    const std::string &stream() const { return stream_name.empty() ? name : stream_name; }
 };
 
 /** `emit "stream"[vars] { field: expr, … } [when guard]` — one JSON object per point, in

@@ -515,6 +515,9 @@ void print_program(const Program &prog, std::ostream &out, const PrintOptions &o
         else if (t.is_load)
             out << " from \"" << t.load_path << "\"";
         if (t.is_hidden) out << "  // hidden";
+        if (t.allreduce_mean) out << "  // mean over the ranks";
+        if (t.rank_keyed) out << "  // per rank";
+        if (!t.stream_name.empty()) out << "  // draws from " << t.stream_name << "'s streams";
         out << "\n";
         for (const Equation &eq : t.equations) {
             std::vector<std::string> vars = names_of(prog, eq.vars);

@@ -1,0 +1,76 @@
+// ranks — the simulated ranks of `--interpret --ranks N` (interp/ranks.h).
+#include "interp/ranks.h"
+
+#include <cstring>
+
+#include "interp/outputs.h"
+#include "support/diagnostics.h"
+
+namespace trlc::interp {
+
+RankGroup::RankGroup(const ir::Program &prog, uint64_t seed, int ranks) {
+    for (int r = 0; r < ranks; ++r) {
+        ranks_.push_back(std::make_unique<Evaluator>(prog, seed, r));
+        ranks_.back()->set_collective(this);
+    }
+}
+
+Value RankGroup::complete(int rank, int t, const std::vector<int64_t> &point, Value local) {
+    auto key = std::make_pair(t, point);
+    if (reducing_.count(key)) return local;  // asked by the reduction below: the rank's own value
+    reducing_.insert(key);
+    std::vector<Value> vs;
+    for (int r = 0; r < size(); ++r) {
+        if (r == rank) {
+            vs.push_back(local);
+            continue;
+        }
+        TRLC_ASSERT(!ranks_[r]->busy()) << "rank " << r << " is computing another point";
+        vs.push_back(*ranks_[r]->tensor_point(t, point, Loc{}));
+    }
+    reducing_.erase(key);
+    auto mean = std::make_shared<const Value>(rank_mean(vs));
+    for (int r = 0; r < size(); ++r)
+        if (r != rank) ranks_[r]->replace_point(t, point, mean);
+    return *mean;
+}
+
+Value rank_mean(const std::vector<Value> &vs) {
+    const Value &v0 = vs.at(0);
+    if (v0.is_tuple) {
+        Value out = v0;
+        for (size_t k = 0; k < v0.elems.size(); ++k) {
+            std::vector<Value> parts;
+            for (const Value &v : vs) parts.push_back(v.elems.at(k));
+            out.elems[k] = rank_mean(parts);
+        }
+        return out;
+    }
+    Value out = v0;
+    if (v0.dtype != ir::DType::F32 && v0.dtype != ir::DType::F64) return out;  // no gradient
+    const size_t n = vs.size();
+    for (size_t j = 0; j < out.data.size(); ++j) {
+        if (v0.dtype == ir::DType::F32) {
+            float s = static_cast<float>(vs[0].data[j]);
+            for (size_t r = 1; r < n; ++r) s = s + static_cast<float>(vs[r].data.at(j));
+            out.data[j] = s / static_cast<float>(n);
+        } else {
+            double s = vs[0].data[j];
+            for (size_t r = 1; r < n; ++r) s = s + vs[r].data.at(j);
+            out.data[j] = s / static_cast<double>(n);
+        }
+    }
+    return out;
+}
+
+uint64_t digest_value(uint64_t h, const Value &v) {
+    if (v.is_tuple) {
+        for (const Value &e : v.elems) h = digest_value(h, e);
+        return h;
+    }
+    trl::NpyArray a = to_npy(v);
+    for (uint8_t b : a.data) h = (h ^ b) * 0x100000001b3ull;
+    return h;
+}
+
+}  // namespace trlc::interp
