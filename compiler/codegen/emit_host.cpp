@@ -223,6 +223,7 @@ void ProgramEmitter::loop(const LoopNode &n, int indent) {
             std::string work = lit_int(points * statement_work(st, seen));
             if (bp == kp_.blas.end()) {
                 out_ += pad + launch(fname, npts, work) + ", arena, " + stream + args + ");\n";
+                if (x.allreduce_mean) allreduce(st, n, pad);
                 return;
             }
             std::vector<std::string> argv, a_src, b_src;
@@ -246,6 +247,7 @@ void ProgramEmitter::loop(const LoopNode &n, int indent) {
             }
             if (block) out_ += pad + "}\n";
             out_ += pad + launch(fname, npts, work) + ", arena, ws, " + stream + args + ");\n";
+            if (x.allreduce_mean) allreduce(st, n, pad);
             return;
         }
         if (st.kind == Statement::Emit) {  // staged on the device (runtime/trl_emit_stage.h)
@@ -417,13 +419,7 @@ void ProgramEmitter::run_program() {
         out_ += "    char *ws = nullptr;  // operands and results of the trl_gemm products\n";
         out_ += "    TRL_CHECK(trl_workspace(ctx, kWorkspaceBytes, (void **)&ws));\n";
     }
-    for (const auto &st : sched_.statements) {
-        std::string name = st.kind == Statement::Tensor ? prog_.tensors.at(st.index).name
-                           : st.kind == Statement::Emit ? prog_.emits.at(st.index).stream
-                                                        : prog_.saves.at(st.index).path;
-        out_ += "    const trl::Philox2x32Key s_" + ident(st.name) + " = trl::stream_key(seed, trl::fnv1a32(" +
-                c_string(name) + ", " + std::to_string(name.size()) + "));\n";
-    }
+    for (const auto &st : sched_.statements) out_ += stream_key(st);
     runtime_bounds();
     if (frames_bytes_ > 0)
         out_ += "    trlg_set_frames(ctx, " + std::to_string(frames_bytes_) +
@@ -494,7 +490,7 @@ void ProgramEmitter::main_function(const std::string &path) {
     out_ += std::string("    ") + hex + " /* program hash */, " + (checkpoint_loop() ? "1" : "0") +
             " /* run_program checkpoints its outermost loop */,\n    " + std::to_string(sched_.statements.size()) +
             ", kRegions,\n    " + (checkpoint_loop() ? "kCheckpointRangeCount, kCheckpointRanges" : "0, nullptr") +
-            "};\n\n";
+            (prog_.distributed ? ",\n    &trl_dist_mpi /* --distributed=mpi: the ranks' messages */" : "") + "};\n\n";
     // The passive OpenMP wait (dsl/README §7.7) is registered here, in the translation unit
     // of main, never in the runtime: an application that embeds this source under its own
     // main (TRL_NO_MAIN) keeps its process and environment as they are.

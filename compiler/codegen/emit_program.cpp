@@ -22,6 +22,7 @@
 #include "codegen/program_emitter.h"
 #include "codegen/prune_locals.h"
 #include "codegen/work_estimate.h"
+#include "passes/distribute.h"
 
 namespace trlc {
 
@@ -532,6 +533,8 @@ void ProgramEmitter::statement_function(int si) {
         arrays.push_back(field_of(ee, "", v, sv.loc));
     }
     ee.line("const trl_field arrays[] = {" + join(arrays) + "};");
+    if (prog_.distributed && save_is_replicated(prog_, sv))  // the same bytes on every rank
+        ee.line("TRL_CHECK(trl_digest(ctx, arrays, " + std::to_string(arrays.size()) + "));");
     ee.line("TRL_CHECK(trl_save(ctx, " + c_string(sv.path) + ", arrays, " + std::to_string(arrays.size()) + "));");
     out_ += body + "}\n";
     emit_reads_[si] = ee.reads;

@@ -185,6 +185,9 @@ private:
         for (size_t i = 0; i < n.children.size(); ++i) {
             const LoopNode &ch = *n.children[i];
             bool tensor = ch.kind == LoopNode::User && sched_.statements.at(ch.stmt).kind == Statement::Tensor;
+            // The mean over the ranks (trl_allreduce_mean) runs on the host after the statement's
+            // kernel: no kernel holds it and what reads it (passes/distribute.h).
+            if (tensor && prog_.tensors.at(sched_.statements.at(ch.stmt).index).allreduce_mean) tensor = false;
             if (!tensor) {
                 flush(i);
                 plan_fusion(ch);

@@ -142,6 +142,12 @@ public:
      *  its body (in) or out at its end. */
     void stagings(const LoopNode &loop, bool in, const std::string &pad);
     void loop(const LoopNode &n, int indent);
+    /** --distributed (emit_distributed.cpp): after the kernel of an allreduce_mean statement
+     *  (loop node "n"), trl_allreduce_mean over its point's leaves (each point of a batch). */
+    void allreduce(const Statement &st, const LoopNode &n, const std::string &pad);
+    /** The stream key of statement "st" in run_program: keyed by trl_rank(ctx) when its draws
+     *  differ between ranks (ir::Tensor::rank_keyed; emits and saves of a distributed program). */
+    std::string stream_key(const Statement &st) const;
 
     /** Before the kernels, when a kernel or host function reads a run-time bound as a value
      *  (ExprEmitter::BoundValues): TRLG_BOUND(k), a host variable, and on the device a

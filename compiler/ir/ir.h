@@ -324,6 +324,9 @@ struct Program {
     std::vector<Emit> emits;
     std::vector<Save> saves;
     std::vector<ExternFn> externs;
+    /** Rewritten for data-parallel ranks (passes/distribute.h): emit records start with
+     *  "rank", emit and save streams are keyed by the rank, replicated saves feed the digest. */
+    bool distributed = false;
     int tensor_index(const std::string &name) const;  // -1 if absent
 };
 

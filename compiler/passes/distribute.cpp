@@ -127,6 +127,7 @@ void reads_of(const NodePtr &n, std::set<int> &out) {
 
 bool distribute(Program &prog, Diagnostics &diag) {
     (void)diag;
+    prog.distributed = true;
     size_t n = prog.tensors.size();
     for (size_t t = 0; t < n; ++t)
         for (size_t ei = 0; ei < prog.tensors[t].equations.size(); ++ei) move_grads(prog, static_cast<int>(t), ei);

@@ -286,6 +286,8 @@ int check_point(trl_ctx *ctx, int stream, long long index) {
 
 }  // namespace
 
+void trl_rt::flush_pending(trl_ctx *ctx, bool all) { ::flush_pending(ctx, all); }
+
 extern "C" {
 
 double trl_now_seconds(void) {
@@ -314,6 +316,13 @@ int trl_init(trl_ctx **out, const trl_program_info *info, int argc, char **argv)
     ctx->prog = prog;
     ctx->seed = info->default_seed;
     for (int k = 0; k < info->num_bounds; ++k) ctx->bounds.push_back(info->bound_defaults[k]);
+    if (info->dist) {  // --distributed: join the ranks before anything prints (trl_dist.cpp)
+        int rc = trl_rt::dist_init(ctx, &argc, &argv);
+        if (rc != TRL_OK) {
+            delete ctx;
+            return rc;
+        }
+    }
     auto usage = [&](const std::string &msg) {
         std::fprintf(stderr, "%s: error: %s (see --help)\n", prog.c_str(), msg.c_str());
         delete ctx;
@@ -398,6 +407,9 @@ int trl_init(trl_ctx **out, const trl_program_info *info, int argc, char **argv)
     if (ctx->checkpoint_path.empty() && (ctx->resume_requested || ctx->checkpoint_every > 0))
         return usage(std::string(ctx->resume_requested ? "--resume" : "--checkpoint-every") +
                      " needs --checkpoint FILE");
+    if (!ctx->checkpoint_path.empty() && ctx->dist)
+        return usage("--checkpoint: a data-parallel program (--distributed) cannot checkpoint yet (each rank "
+                     "would need its own file)");
     if (!ctx->checkpoint_path.empty() && !info->checkpoint_loop)
         return usage("--checkpoint: this program has no loop to checkpoint (it runs its statements once)");
     if (!ctx->checkpoint_path.empty() && info->num_streams > 0 && ctx->log_path.empty())
@@ -408,8 +420,8 @@ int trl_init(trl_ctx **out, const trl_program_info *info, int argc, char **argv)
 #endif
     ctx->next_index.assign(info->num_streams, 0);
     ctx->points_done.assign(info->num_streams, 0);
-    for (int s = 0; s < info->num_streams; ++s)
-        ctx->stream_points.push_back(info->stream_points ? info->stream_points[s] : -1);
+    for (int s = 0; s < info->num_streams; ++s)  // --distributed: every rank's records, in (point, rank) order
+        ctx->stream_points.push_back(info->stream_points ? info->stream_points[s] * ctx->world : -1);
     ctx->out = stdout;
     ctx->arena_bytes = info->arena_bytes;
     if (ctx->resume_requested) {
@@ -420,7 +432,7 @@ int trl_init(trl_ctx **out, const trl_program_info *info, int argc, char **argv)
             return rc;
         }
     }
-    if (!ctx->log_path.empty() && !ctx->resume.valid) {
+    if (!ctx->log_path.empty() && !ctx->resume.valid && ctx->rank == 0) {  // rank 0 writes the log
         ctx->out = std::fopen(ctx->log_path.c_str(), "w");
         if (!ctx->out) {
             std::fprintf(stderr, "%s: error: cannot open log file '%s': %s\n", prog.c_str(), ctx->log_path.c_str(),
@@ -448,7 +460,7 @@ int trl_init(trl_ctx **out, const trl_program_info *info, int argc, char **argv)
         delete ctx;
         return rc;
     }
-    ctx->progress = !ctx->quiet && isatty(STDERR_FILENO) && info->num_streams > 0;
+    ctx->progress = !ctx->quiet && isatty(STDERR_FILENO) && info->num_streams > 0 && ctx->rank == 0;
     g_ctx = ctx;
     ctx->start_time = ctx->last_progress = ctx->last_checkpoint = trl_now_seconds();
     trl_rt::profile_start(ctx);
@@ -457,7 +469,8 @@ int trl_init(trl_ctx **out, const trl_program_info *info, int argc, char **argv)
 }
 
 void trl_set_stream_points(trl_ctx *ctx, int stream, long long points) {
-    if (ctx && stream >= 0 && stream < static_cast<int>(ctx->stream_points.size())) ctx->stream_points[stream] = points;
+    if (ctx && stream >= 0 && stream < static_cast<int>(ctx->stream_points.size()))
+        ctx->stream_points[stream] = points * ctx->world;
 }
 
 int trl_finish(trl_ctx *ctx) {
@@ -465,6 +478,10 @@ int trl_finish(trl_ctx *ctx) {
     int status = trl_synchronize(ctx);
     int prof = trl_rt::profile_finish(ctx);
     if (status == TRL_OK) status = prof;
+    if (ctx->dist) {
+        int d = trl_rt::dist_exchange(ctx);  // the last records of the other ranks
+        if (status == TRL_OK) status = d;
+    }
     flush_pending(ctx, true);
     progress_line(ctx, true);
     std::fflush(ctx->out);
@@ -483,6 +500,7 @@ int trl_finish(trl_ctx *ctx) {
         if (getrusage(RUSAGE_SELF, &ru) == 0) peak = static_cast<long long>(ru.ru_maxrss) * 1024;
         std::fprintf(stderr, "arena: %zu bytes, peak memory: %lld bytes (max resident set)\n", ctx->arena_bytes, peak);
     }
+    if (ctx->dist) status = trl_rt::dist_finish(ctx, status);
     trl_rt::device_release(ctx);
     delete ctx;
     return trl_exit_code(status);
@@ -546,6 +564,12 @@ int trl_emit_skip(trl_ctx *ctx, int stream, long long index) {
     // Not timed (--profile): a skipped point writes nothing, and PPO CartPole skips ~500,000
     // (its episode stream has a record only where an episode ends).
     if (ctx->replaying) return TRL_OK;  // resuming: the log holds it (trl_checkpoint.cpp)
+    if (ctx->rank > 0) {  // rank 0 writes the log (trl_dist.cpp)
+        ++ctx->points_done[stream];
+        trl_rt::dist_record(ctx, stream, index, std::string());
+        return TRL_OK;
+    }
+    if (ctx->dist) index = trl_rt::dist_index(ctx, index);
     int rc = check_point(ctx, stream, index);
     if (rc != TRL_OK) return rc;
     ++ctx->points_done[stream];
@@ -558,9 +582,11 @@ int trl_emit_skip(trl_ctx *ctx, int stream, long long index) {
 int trl_emit(trl_ctx *ctx, int stream, long long index, const trl_field *fields, int num_fields) {
     trl_rt::ProfScope prof(TRL_PROF_IO);
     if (ctx->replaying) return TRL_OK;  // resuming: the log holds it (trl_checkpoint.cpp)
-    int rc = check_point(ctx, stream, index);
+    if (ctx->dist && ctx->rank == 0) index = trl_rt::dist_index(ctx, index);
+    int rc = ctx->rank > 0 ? TRL_OK : check_point(ctx, stream, index);
     if (rc != TRL_OK) return rc;
     std::string line = "{";
+    if (ctx->dist) line += "\"rank\":" + std::to_string(ctx->rank) + (num_fields ? "," : "");
     for (int f = 0; f < num_fields; ++f) {
         const trl_field &fd = fields[f];
         if (f) line += ',';
@@ -572,6 +598,10 @@ int trl_emit(trl_ctx *ctx, int stream, long long index, const trl_field *fields,
     line += "}\n";
     ++ctx->records;
     ++ctx->points_done[stream];
+    if (ctx->rank > 0) {  // rank 0 writes the log (trl_dist.cpp)
+        trl_rt::dist_record(ctx, stream, index, line);
+        return TRL_OK;
+    }
     ctx->pending[{stream, index}] = std::move(line);
     flush_pending(ctx, false);
     progress_line(ctx, false);
@@ -580,6 +610,7 @@ int trl_emit(trl_ctx *ctx, int stream, long long index, const trl_field *fields,
 
 int trl_save(trl_ctx *ctx, const char *path, const trl_field *arrays, int num_arrays) {
     trl_rt::ProfScope prof(TRL_PROF_IO);
+    if (ctx->rank > 0) return TRL_OK;  // --distributed: rank 0 writes the files
     std::vector<trl::NpzMember> members;
     for (int i = 0; i < num_arrays; ++i) {
         const trl_field &f = arrays[i];

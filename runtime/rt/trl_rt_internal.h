@@ -83,8 +83,13 @@ struct trl_ctx {
     // Library mode (trl_lib_init): failures end trl_lib_call with a status instead of exiting.
     bool library = false;
     std::string load_dir;  // loads' relative paths are under it ("": the working directory)
-    // Data-parallel runs (trl_dist.cpp): this process's rank and the number of ranks.
+    // Data-parallel runs (trl_dist.cpp): this process's rank and the number of ranks, the
+    // layer (null: one process), records of a rank > 0 not yet sent to rank 0, the digest.
     int rank = 0, world = 1, local_rank = 0;
+    const trl_dist_layer *dist = nullptr;
+    std::string outbox;
+    unsigned long long digest = 0xcbf29ce484222325ull;
+    bool has_digest = false;
 };
 
 namespace trl_rt {
@@ -117,6 +122,23 @@ int checkpoint_open_log(trl_ctx *ctx);
 void profile_start(trl_ctx *ctx);
 int profile_finish(trl_ctx *ctx);
 void profile_count_iteration();
+
+/** Data-parallel runs (trl_dist.cpp).  dist_init: join the group of info->dist (nothing
+ *  without one); a failure prints its message (TRL_EDEVICE).  Then the ranks check that they
+ *  run the same program (its hash).  dist_record: the record (or skip, "line" empty) of point
+ *  "index" of "stream" on a rank > 0, kept for rank 0; dist_exchange: every rank's kept records
+ *  reach rank 0's reorder buffer (collective); dist_finish: the last exchange and the digest
+ *  comparison ("status" so far; returns the status to exit with), then leave the group. */
+int dist_init(trl_ctx *ctx, int *argc, char ***argv);
+void dist_record(trl_ctx *ctx, int stream, long long index, const std::string &line);
+int dist_exchange(trl_ctx *ctx);
+int dist_finish(trl_ctx *ctx, int status);
+/** The index of a record of this rank in the merged stream: index · ranks + rank, so that
+ *  the records are in (point, rank) order. */
+inline long long dist_index(const trl_ctx *ctx, long long index) { return index * ctx->world + ctx->rank; }
+
+/** Write every pending record that is next in (stream, index) order (trl_rt_common.cpp). */
+void flush_pending(trl_ctx *ctx, bool all);
 
 /** Record "message" as ctx->last_error and return "status". */
 int set_error(trl_ctx *ctx, int status, const std::string &message);
