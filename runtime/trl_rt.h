@@ -36,7 +36,15 @@ extern "C" {
 /* The region profiler (--profile FILE.json; runtime/rt/trl_profile.cpp).  trl_prof_on is 1
  * while it records; run_program sets trl_prof_region_now (TRL_REGION) before each statement's
  * launches, and the timed calls add their time to that region's category. */
-enum { TRL_PROF_KERNELS, TRL_PROF_PRODUCTS, TRL_PROF_COPIES, TRL_PROF_IO, TRL_PROF_WAITING, TRL_PROF_CATEGORIES };
+enum {
+    TRL_PROF_KERNELS,
+    TRL_PROF_PRODUCTS,
+    TRL_PROF_COPIES,
+    TRL_PROF_IO,
+    TRL_PROF_WAITING,
+    TRL_PROF_COMMUNICATION, /* --distributed: messages between the ranks (trl_allreduce_mean) */
+    TRL_PROF_CATEGORIES
+};
 extern int trl_prof_on;
 extern int trl_prof_region_now;
 /* Timestamps in ticks (the x86 time-stamp counter, else ns; scaled to seconds in the report). */

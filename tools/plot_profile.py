@@ -3,8 +3,9 @@
 
 One bar per group of regions (acting, environment step, returns/advantages, loss and gradient,
 optimizer, metrics, other, and the host control outside every timed call), its height the
-group's seconds, split by category (kernels, products, copies, io, waiting); the title gives the
-program, its wall time and the actor/learner balance (runtime/rt/trl_profile.cpp).
+group's seconds, split by category (kernels, products, copies, io, waiting, communication);
+the title gives the program, its wall time and the actor/learner balance
+(runtime/rt/trl_profile.cpp).
 
     python3 tools/plot_profile.py prof.json -o profile.png
 """

@@ -33,6 +33,7 @@ namespace {
 /** The group of a tensor statement from the files of its equation's IR nodes. */
 std::string group_by_source(const ir::Program &prog, const SourceManager *sm, const ir::Tensor &x,
                             const ir::Equation &eq) {
+    if (x.allreduce_mean) return "communication";  // the gradient's mean over the ranks (--distributed)
     if (x.name.rfind("grad.", 0) == 0) return "loss and gradient";
     for (const auto &t : prog.tensors) {  // the loss of some grad(): grad.<y>.<...>
         if (t.name.rfind("grad.", 0) != 0) continue;

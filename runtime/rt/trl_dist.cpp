@@ -5,9 +5,11 @@
 // without one every function is the one-rank case.
 //
 // Records: a rank > 0 keeps each record (or skipped point) with its index in the merged stream
-// (index · ranks + rank, trl_rt::dist_index) in an outbox; at every trl_allreduce_mean and at
-// exit every rank sends its outbox to rank 0 (the layer's gather), whose reorder buffer writes
-// them in (stream, point, rank) order — the order of `trlc --interpret --ranks N`.
+// (index · ranks + rank, trl_rt::dist_index) in an outbox; at every kExchangeEvery-th
+// trl_allreduce_mean (the same calls on every rank) and at exit every rank sends its outbox to
+// rank 0 (the layer's gather), whose reorder buffer writes them in (stream, point, rank) order —
+// the order of `trlc --interpret --ranks N`.  When they are sent changes only when rank 0
+// writes them, never their order.
 // Outbox entry: i32 stream, i64 merged index, u32 length, the line's bytes (length 0: a skip).
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +22,10 @@
 namespace trl_rt {
 
 namespace {
+
+// PPO CartPole averages 16 gradients per iteration: sending the records with each cost two more
+// collectives per update (the sizes, then the blocks).
+constexpr long long kExchangeEvery = 64;
 
 int layer_error(trl_ctx *ctx, const char *what) {
     const char *msg = ctx->dist && ctx->dist->error ? ctx->dist->error() : "";
@@ -157,8 +163,9 @@ int trl_world_size(trl_ctx *ctx) { return ctx ? ctx->world : 1; }
 
 int trl_allreduce_mean(trl_ctx *ctx, int dtype, int count, void *const *data, const long long *n) {
     if (!ctx->dist) return TRL_OK;
-    int rc = trl_rt::dist_exchange(ctx);
-    if (rc != TRL_OK) return rc;
+    trl_rt::ProfScope prof(TRL_PROF_COMMUNICATION);
+    int rc = TRL_OK;
+    if (++ctx->allreduces % trl_rt::kExchangeEvery == 0 && (rc = trl_rt::dist_exchange(ctx)) != TRL_OK) return rc;
     if (dtype != TRL_F32 && dtype != TRL_F64)
         return trl_rt::set_error(ctx, TRL_EINTERNAL, "trl_allreduce_mean of a dtype other than f32, f64");
     const size_t esz = dtype == TRL_F32 ? 4 : 8;

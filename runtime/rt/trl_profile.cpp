@@ -35,7 +35,8 @@ int trl_prof_region_now = -1;
 
 namespace {
 
-const char *const kCategory[TRL_PROF_CATEGORIES] = {"kernels", "products", "copies", "io", "waiting"};
+const char *const kCategory[TRL_PROF_CATEGORIES] = {"kernels", "products", "copies", "io", "waiting",
+                                                    "communication"};
 
 struct Profile {
     int regions = 0;
@@ -243,7 +244,7 @@ int profile_finish(trl_ctx *ctx) {
     std::fprintf(stderr, "%s: profile (%s): %.3f s wall, %lld timed events, overhead %.3f s corrected away\n",
                  ctx->prog.c_str(), ctx->profile_path.c_str(), wall, events, event_seconds * events);
     std::fprintf(stderr, "  %-20s", "group");
-    for (int c = 0; c < C; ++c) std::fprintf(stderr, " %9s", kCategory[c]);
+    for (int c = 0; c < C; ++c) std::fprintf(stderr, " %9s", c == TRL_PROF_COMMUNICATION ? "comm" : kCategory[c]);
     std::fprintf(stderr, " %9s %6s\n", "total", "share");
     for (size_t g = 0; g < groups.size(); ++g) {
         double total = 0;
@@ -251,7 +252,7 @@ int profile_finish(trl_ctx *ctx) {
         for (int c = 0; c < C; ++c) std::fprintf(stderr, " %9.3f", by_group[g][c]), total += by_group[g][c];
         std::fprintf(stderr, " %9.3f %5.1f%%\n", total, wall > 0 ? 100 * total / wall : 0.0);
     }
-    std::fprintf(stderr, "  %-20s %59s %9.3f %5.1f%%\n", "other (host control)", "", other + outside,
+    std::fprintf(stderr, "  %-20s %*s %9.3f %5.1f%%\n", "other (host control)", 10 * C - 1, "", other + outside,
                  wall > 0 ? 100 * (other + outside) / wall : 0.0);
     if (g_prof.iterations > 0 && learner > 0)
         std::fprintf(stderr,

@@ -90,6 +90,7 @@ struct trl_ctx {
     std::string outbox;
     unsigned long long digest = 0xcbf29ce484222325ull;
     bool has_digest = false;
+    long long allreduces = 0;  // trl_allreduce_mean calls so far
 };
 
 namespace trl_rt {

@@ -7,7 +7,7 @@ import sys
 
 d = json.load(open(sys.argv[1]))
 cats = d["categories"]
-assert cats == ["kernels", "products", "copies", "io", "waiting"], cats
+assert cats == ["kernels", "products", "copies", "io", "waiting", "communication"], cats
 for key in ["program", "source", "wall_seconds", "measured_seconds", "uncorrected_seconds", "other_seconds",
             "outside_regions_seconds", "events", "event_cost_seconds", "overhead_seconds", "groups", "regions",
             "balance"]:
