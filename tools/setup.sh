@@ -14,6 +14,11 @@ APT_PACKAGES=(
     libopenblas-dev libxsmm-dev
     libmpfr-dev
     ccache
+    # Open MPI: data-parallel programs (trlc --distributed=mpi, runtime/rt/trl_dist_mpi.cpp) and
+    # their tests (mpiexec).  Optional: CMake configures trlc without it, and --distributed=mpi
+    # then says to install it.  As root, mpirun needs --allow-run-as-root or
+    # OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 (the tests set both).
+    libopenmpi-dev openmpi-bin
 )
 # torch: the PyTorch autograd reference of test/gradcheck/policy_gradient.py (lit
 # autodiff/policy-gradient.test requires it).  PyPI serves the CUDA build with its nvidia-*

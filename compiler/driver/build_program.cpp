@@ -40,6 +40,19 @@
 // With the -O3 cost model -O2 compiles the generated source in 3.1 s instead of 5.7 s and
 // trains in 2.73 s (median of 5, one core, AMD EPYC, 2026-11-27): the choice for a quick edit
 // loop; -O3 stays the default.
+// --distributed=mpi (data-parallel programs, issue 21) adds the MPI process-group layer
+// runtime/rt/trl_dist_mpi.cpp, compiled with the flags CMake's FindMPI found when trlc was
+// configured (driver/mpi_config.h: -I of MPI_CXX_INCLUDE_DIRS, -D of
+// MPI_CXX_COMPILE_DEFINITIONS, MPI_CXX_COMPILE_OPTIONS) into a runtime object of its own (the
+// flags are part of its set's key), and links MPI_CXX_LINK_FLAGS and MPI_CXX_LIBRARIES after the
+// other libraries; with Debian's Open MPI:
+//   host: ... <runtime objects> runtime-KEY/trl_dist_mpi.cpp.o -I<runtime> -lopenblas
+//         /usr/lib/x86_64-linux-gnu/openmpi/lib/libmpi_cxx.so .../openmpi/lib/libmpi.so -o prog
+//   cuda: ... -I<runtime> -L/usr/lib/x86_64-linux-gnu/openmpi/lib -lmpi_cxx -lmpi -lcublas -o prog
+//         (nvcc: a library path becomes -L DIR -l NAME, -Wl,X -Xlinker X, other flags -Xcompiler)
+// The generated source includes trl_rt.h only, so its compile gets no MPI flag, unless the layer
+// is compiled in the same command: --standalone (the source holds it), or no build cache to keep
+// its object in.  Without --distributed nothing changes.
 // -mno-red-zone: GCC 12.2 at -O2 -march=native (AVX-512) put a kernel's float[12] local in the
 // red zone at an address 8 mod 16 and copied it out with vmovdqa, an aligned load: SIGSEGV
 // (tools/fuzz/diff_fuzz.py seed 715281050, test/lit/codegen/red-zone-host.test; -O1, -O3,
@@ -60,6 +73,7 @@
 #include <sstream>
 
 #include "driver/build_cache.h"
+#include "driver/mpi_config.h"
 #include "driver/runtime_objects.h"
 #include "externs/subprocess.h"
 #include "support/install_dirs.h"
@@ -149,6 +163,69 @@ std::vector<std::string> host_command(const BuildOptions &opts, const std::strin
     }
 #endif
     return argv;
+}
+
+/** The MPI layer's source (runtime/rt/trl_dist_mpi.cpp) under runtime directory "rt". */
+std::string mpi_layer_source(const std::string &rt) { return rt + "/rt/trl_dist_mpi.cpp"; }
+
+/** The flags that compile the MPI layer (driver/mpi_config.h): -I, -D, then the compile options,
+ *  which nvcc hands to the host compiler (-Xcompiler). */
+std::vector<std::string> mpi_compile_flags(bool nvcc) {
+    std::vector<std::string> f;
+    for (const std::string &d : kMpiIncludeDirs) f.push_back("-I" + d);
+    for (const std::string &d : kMpiCompileDefinitions) f.push_back("-D" + d);
+    for (const std::string &o : kMpiCompileOptions) {
+        if (nvcc) f.push_back("-Xcompiler");
+        f.push_back(o);
+    }
+    return f;
+}
+
+/** What links MPI: the link flags, then the libraries.  For nvcc a library file DIR/libNAME.so
+ *  becomes -LDIR -lNAME (nvcc takes no .so as input), -Wl,X becomes -Xlinker X and any other
+ *  flag goes to the host compiler (-Xcompiler); .a files, -l and -L stay as they are. */
+std::vector<std::string> mpi_link_flags(bool nvcc) {
+    std::vector<std::string> f;
+    auto add = [&](const std::string &a) {
+        if (!nvcc) {
+            f.push_back(a);
+            return;
+        }
+        std::string name = base_name(a);
+        size_t so = name.find(".so");
+        if (a.size() > 1 && a[0] == '/' && name.rfind("lib", 0) == 0 && so != std::string::npos && so > 3 &&
+            (so + 3 == name.size() || name[so + 3] == '.')) {
+            std::string dir = a.substr(0, a.size() - name.size() - 1);
+            std::string lflag = "-L" + (dir.empty() ? "/" : dir);
+            if (std::find(f.begin(), f.end(), lflag) == f.end()) f.push_back(lflag);
+            f.push_back("-l" + name.substr(3, so - 3));
+        } else if (a.rfind("-Wl,", 0) == 0) {
+            f.push_back("-Xlinker");
+            f.push_back(a.substr(4));
+        } else if (a.rfind("-l", 0) == 0 || a.rfind("-L", 0) == 0 || a[0] != '-') {
+            f.push_back(a);
+        } else {
+            f.push_back("-Xcompiler");
+            f.push_back(a);
+        }
+    };
+    for (const std::string &a : kMpiLinkFlags) add(a);
+    for (const std::string &a : kMpiLibraries) add(a);
+    return f;
+}
+
+/** The runtime inputs "rt_inputs" of a --distributed=mpi build get the MPI layer: its object,
+ *  compiled by "compile" with the MPI flags into a set of its own (runtime_objects.h), or its
+ *  source when there is no build cache to keep the object; true in that case (the program's
+ *  command compiles it and needs the MPI flags). */
+bool add_mpi_layer(const std::vector<std::string> &compile, bool nvcc, const BuildOptions &opts, const std::string &rt,
+                   const std::string &tmpdir, std::vector<std::string> *rt_inputs) {
+    std::vector<std::string> mpi_compile = compile;
+    for (const std::string &a : mpi_compile_flags(nvcc)) mpi_compile.push_back(a);
+    std::string src = mpi_layer_source(rt);
+    std::vector<std::string> obj = runtime_objects(mpi_compile, {src}, rt, opts.cache_dir, tmpdir);
+    rt_inputs->insert(rt_inputs->end(), obj.begin(), obj.end());
+    return obj.size() == 1 && obj[0] == src;
 }
 
 /** `nvidia-smi ARGS`, its output captured in a temporary directory (removed again); a run that
@@ -250,6 +327,20 @@ bool check_build_options(const BuildOptions &opts, Diagnostics &diag) {
         diag.error("--target=cuda-emu links the runtime library; it cannot be --standalone");
         ok = false;
     }
+    if (!opts.distributed.empty() && opts.distributed != "mpi") {
+        diag.error("--distributed=" + opts.distributed +
+                   " is not built yet; use --distributed=mpi (the CUDA build then averages through host memory)");
+        ok = false;
+    } else if (opts.distributed == "mpi" && !kMpiFound) {
+        diag.error("--distributed=mpi needs an MPI library, and this trlc was configured without one: install "
+                   "Open MPI (apt-get install libopenmpi-dev openmpi-bin, or tools/setup.sh) and configure trlc "
+                   "again");
+        ok = false;
+    } else if (opts.distributed == "mpi" && opts.shared_library) {
+        diag.error("--distributed=mpi builds a program (-o OUT), not --emit=library: a library's caller "
+                   "would have to start the ranks");
+        ok = false;
+    }
     if (opts.output.empty()) {
         diag.error("-o needs an output file name");
         ok = false;
@@ -297,8 +388,12 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
         std::vector<std::string> libs;
         argv = host_command(opts, olevel, &libs);
         std::vector<std::string> rt_inputs;
+        const bool mpi = opts.distributed == "mpi";
+        // This command compiles the MPI layer: the standalone source holds it, or no object of it.
+        bool mpi_in_command = mpi && opts.standalone;
         if (!opts.standalone) {  // else the runtime is inside the source
             rt_inputs = runtime_objects(argv, host_runtime_sources(rt), rt, opts.cache_dir, tmpdir);
+            if (mpi) mpi_in_command = add_mpi_layer(argv, false, opts, rt, tmpdir, &rt_inputs);
             // The program calls the runtime headers' largest functions in rt/trl_outlined.cpp
             // (TRL_OUTLINED, runtime/trl_dd.h) instead of compiling its own copies.
             argv.push_back("-DTRL_RT_OUTLINED");
@@ -307,7 +402,11 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
             argv.push_back(a);
         argv.insert(argv.end(), rt_inputs.begin(), rt_inputs.end());
         argv.push_back("-I" + rt);
+        if (mpi_in_command)
+            for (const std::string &a : mpi_compile_flags(false)) argv.push_back(a);
         argv.insert(argv.end(), libs.begin(), libs.end());
+        if (mpi)
+            for (const std::string &a : mpi_link_flags(false)) argv.push_back(a);
         if (opts.shared_library)
             for (const std::string &a : {std::string("-shared"), "-Wl,-soname," + base_name(opts.output)})
                 argv.push_back(a);
@@ -338,9 +437,13 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
         });
         argv.push_back("-gencode");
         argv.push_back("arch=compute_" + top.substr(3) + ",code=compute_" + top.substr(3));
+        const bool mpi = opts.distributed == "mpi";
+        // This command compiles the MPI layer: the standalone source holds it, or no object of it.
+        bool mpi_in_command = mpi && opts.standalone;
         if (!opts.standalone) {  // else the runtime is inside the source
             std::vector<std::string> rt_inputs =
                 runtime_objects(argv, cuda_runtime_sources(rt), rt, opts.cache_dir, tmpdir);
+            if (mpi) mpi_in_command = add_mpi_layer(argv, true, opts, rt, tmpdir, &rt_inputs);
             argv.push_back(cu);
             argv.insert(argv.end(), rt_inputs.begin(), rt_inputs.end());
         } else {
@@ -350,8 +453,12 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
             for (const std::string &a :
                  {std::string("-shared"), std::string("-Xlinker"), "-soname=" + base_name(opts.output)})
                 argv.push_back(a);
-        for (const std::string &s : {"-I" + rt, std::string("-lcublas"), std::string("-o"), opts.output})
-            argv.push_back(s);
+        argv.push_back("-I" + rt);
+        if (mpi_in_command)
+            for (const std::string &a : mpi_compile_flags(true)) argv.push_back(a);
+        if (mpi)
+            for (const std::string &a : mpi_link_flags(true)) argv.push_back(a);
+        for (const std::string &s : {std::string("-lcublas"), std::string("-o"), opts.output}) argv.push_back(s);
     }
     ToolRun r = run_tool(argv, tmpdir + "/tool-output.txt");
     remove_dir(tmpdir, temp_files);

@@ -172,9 +172,19 @@ int main(int argc, char **argv) {
                    "slice, float arithmetic on literals only such as 1.0 / I; i / I reads it at run "
                    "time), is in a guard or an index, or changes the schedule; none: every bound "
                    "fixed");
-    app.add_option("--ranks", opts.ranks, "with --interpret: simulate N data-parallel ranks (--distributed)")
-        ->check(CLI::Range(1, 1024));
-    app.add_option("--distributed", opts.distributed, "data-parallel ranks: mpi")->check(CLI::IsMember({"mpi"}));
+    app.add_option("--distributed", opts.distributed,
+                   "build a data-parallel program (with -o; mpi: through MPI, which trlc finds when it "
+                   "is configured): launch it as N ranks with `mpirun -np N ./prog`; every rank steps "
+                   "its own environments (random streams keyed by the rank), the gradients of every "
+                   "grad(...) are averaged over the ranks, so the parameters stay identical, and rank 0 "
+                   "writes the log and the saved files.  See dsl/README.md section 7.12.  nccl: not "
+                   "built yet")
+        ->check(CLI::IsMember({"mpi", "nccl"}));
+    app.add_option("--ranks", opts.ranks,
+                   "with --interpret: run the program as N data-parallel ranks in one process, as a "
+                   "--distributed build runs under mpirun -np N (the same records and parameters)")
+        ->check(CLI::Range(1, 1 << 20))
+        ->type_name("N");
     app.add_option("--mem-budget", opts.mem_budget,
                    "plan the arena (the device memory of the program's tensors) in at most BYTES "
                    "(1048576, 1M, 1MiB, 512KB; K and KB are 1024): buffers that a run of statements "
@@ -237,5 +247,16 @@ int main(int argc, char **argv) {
     opts.dead_points = !no_dead_points;
     opts.cse = !no_cse;
     if (app.count("--interpret") && opts.interpret.empty()) opts.interpret = "pointwise";
+    if ((opts.ranks > 0 && !app.count("--interpret")) || opts.distributed == "nccl") {
+        trlc::SourceManager sm;
+        trlc::Diagnostics diag(sm, std::cerr);
+        if (opts.ranks > 0 && !app.count("--interpret"))
+            diag.error("--ranks needs --interpret (it runs N ranks in the interpreter; a program built with "
+                       "--distributed=mpi runs as N ranks under mpirun -np N)");
+        else
+            diag.error("--distributed=nccl is not built yet; use --distributed=mpi (the CUDA build then averages "
+                       "through host memory)");
+        return 1;
+    }
     return trlc::run_driver(opts);
 }

@@ -229,6 +229,7 @@ BuildOptions build_options(const DriverOptions &opts) {
     b.keep_source = opts.keep_source;
     b.sanitize = opts.sanitize;
     b.standalone = opts.standalone;
+    b.distributed = opts.distributed;
     b.cache_dir = opts.cache ? build_cache_dir() : "";
     if (opts.emit == "library") {  // DIR/libNAME.so from DIR/NAME.cu
         LibraryPaths lp = library_paths(opts.output);

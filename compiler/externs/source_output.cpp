@@ -123,12 +123,15 @@ std::string add_extern_includes(const std::string &source, const ir::Program &pr
     return source.substr(0, at) + "\n" + lines + source.substr(at);
 }
 
-std::string standalone(const std::string &source, const std::string &runtime) {
+/** "mpi": a --distributed=mpi program, whose source also holds the MPI layer. */
+std::string standalone(const std::string &source, const std::string &runtime, bool mpi) {
     Inliner inl(runtime);
     std::string body = inl.expand(source, runtime);
     std::string out = "// Standalone (trlc --standalone): the runtime is inlined below; build with\n"
                       "//   c++ -std=c++17 -O2 -fopenmp -ffp-contract=off -x c++ THIS -lopenblas -o prog\n"
                       "//   nvcc -std=c++17 -O2 -fmad=false -x cu THIS -lcublas -o prog\n";
+    if (mpi)
+        out += "// and MPI's flags (--distributed=mpi): $(mpicxx --showme:compile) and $(mpicxx --showme:link)\n";
     out += body;
     out += "\n// ==== The runtime's implementation (runtime/) "
            "===============================================\n";
@@ -143,6 +146,7 @@ std::string standalone(const std::string &source, const std::string &runtime) {
     out += inl.file(runtime + "/rt/trl_checkpoint.cpp", "rt/trl_checkpoint.cpp");
     out += inl.file(runtime + "/rt/trl_profile.cpp", "rt/trl_profile.cpp");
     out += inl.file(runtime + "/rt/trl_dist.cpp", "rt/trl_dist.cpp");
+    if (mpi) out += inl.file(runtime + "/rt/trl_dist_mpi.cpp", "rt/trl_dist_mpi.cpp");
     out += inl.file(runtime + "/trl_npy.cpp", "trl_npy.cpp");
     out += inl.file(runtime + "/trl_json.cpp", "trl_json.cpp");
     return out;
@@ -175,7 +179,7 @@ std::string finish_source(const std::string &source, const ir::Program &prog, co
     if (opts.format) s = format_source(s);
     if (opts.standalone) {
         std::string runtime = runtime_dir();
-        s = standalone(s, runtime);
+        s = standalone(s, runtime, prog.distributed);
     }
     return s;
 }

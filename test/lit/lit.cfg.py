@@ -26,6 +26,16 @@ import shutil
 if shutil.which("nvcc"):
     config.available_features.add("nvcc")  # compile-only: no test runs a GPU
 
+# Data-parallel programs (trlc --distributed=mpi): "REQUIRES: mpi" and `%mpirun -np N PROG`
+# (mpiexec with --oversubscribe for Open MPI: more ranks than cores), when trlc was configured
+# with MPI (test/CMakeLists.txt).  Open MPI refuses root without the two variables below.
+if getattr(config, "mpiexec", ""):
+    config.available_features.add("mpi")
+    mpirun = " ".join([config.mpiexec] + [f for f in config.mpiexec_preflags.split(";") if f])
+    config.substitutions.append(("%mpirun", mpirun))
+    config.environment["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
+    config.environment["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
+
 path = os.pathsep.join([config.llvm_tools_dir, bindir, config.environment.get("PATH", os.environ["PATH"])])
 config.environment["PATH"] = path
 config.environment["FILECHECK_OPTS"] = "-enable-var-scope --allow-unused-prefixes=false"
