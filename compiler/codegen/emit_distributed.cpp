@@ -6,10 +6,10 @@
 //   k_allreduce_p(ctx, 1, 1, arena, s_allreduce_p, c0, c1);
 //   {  // allreduce.(p, o): the mean over the ranks
 //       const long long a0 = c0, a1 = c1;
-//       char *dst = arena + 4096 + (trl::pmod_i64(a1, 2)) * 37632;
-//       void *const seg[] = {dst + 0, dst + 1024, …};
-//       const long long len[] = {256, 64, …};
-//       TRL_CHECK(trl_allreduce_mean(ctx, TRL_F32, 12, seg, len));
+//       char *dst = arena + 330240;
+//       void *const seg32[] = {dst + 0};        // the 12 leaves of PPO's gradient, one run
+//       const long long len32[] = {9160};
+//       TRL_CHECK(trl_allreduce_mean(ctx, TRL_F32, 1, seg32, len32));
 //   }
 #include "codegen/program_emitter.h"
 
@@ -58,10 +58,20 @@ void ProgramEmitter::allreduce(const Statement &st, const LoopNode &n, const std
     for (DType dt : {DType::F32, DType::F64}) {
         std::string seg, len;
         int count = 0;
+        // Leaves of one dtype that follow each other without a gap are one segment (PPO's 12
+        // f32 leaves: one), so that the runtime packs nothing.
+        std::vector<std::pair<int64_t, int64_t>> runs;  // byte offset, elements
+        const int64_t size = dt == DType::F32 ? 4 : 8;
         for (const auto &l : ls) {
             if (std::get<0>(l) != dt || std::get<1>(l) == 0) continue;
-            seg += std::string(count ? ", " : "") + "dst + " + lit_int(std::get<2>(l));
-            len += std::string(count ? ", " : "") + lit_int(std::get<1>(l));
+            if (!runs.empty() && runs.back().first + runs.back().second * size == std::get<2>(l))
+                runs.back().second += std::get<1>(l);
+            else
+                runs.emplace_back(std::get<2>(l), std::get<1>(l));
+        }
+        for (const auto &r : runs) {
+            seg += std::string(count ? ", " : "") + "dst + " + lit_int(r.first);
+            len += std::string(count ? ", " : "") + lit_int(r.second);
             ++count;
         }
         if (!count) continue;

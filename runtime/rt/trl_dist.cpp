@@ -162,7 +162,7 @@ int trl_rank(trl_ctx *ctx) { return ctx ? ctx->rank : 0; }
 int trl_world_size(trl_ctx *ctx) { return ctx ? ctx->world : 1; }
 
 int trl_allreduce_mean(trl_ctx *ctx, int dtype, int count, void *const *data, const long long *n) {
-    if (!ctx->dist) return TRL_OK;
+    if (!ctx->dist || ctx->world == 1) return TRL_OK;  // the mean over one rank is its value
     trl_rt::ProfScope prof(TRL_PROF_COMMUNICATION);
     int rc = TRL_OK;
     if (++ctx->allreduces % trl_rt::kExchangeEvery == 0 && (rc = trl_rt::dist_exchange(ctx)) != TRL_OK) return rc;
