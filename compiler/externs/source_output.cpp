@@ -130,8 +130,7 @@ std::string standalone(const std::string &source, const std::string &runtime, bo
     std::string out = "// Standalone (trlc --standalone): the runtime is inlined below; build with\n"
                       "//   c++ -std=c++17 -O2 -fopenmp -ffp-contract=off -x c++ THIS -lopenblas -o prog\n"
                       "//   nvcc -std=c++17 -O2 -fmad=false -x cu THIS -lcublas -o prog\n";
-    if (mpi)
-        out += "// and MPI's flags (--distributed=mpi): $(mpicxx --showme:compile) and $(mpicxx --showme:link)\n";
+    if (mpi) out += "// and MPI's flags (--distributed=mpi): $(mpicxx --showme:compile) and $(mpicxx --showme:link)\n";
     out += body;
     out += "\n// ==== The runtime's implementation (runtime/) "
            "===============================================\n";

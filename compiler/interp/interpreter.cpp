@@ -14,8 +14,8 @@
 #include "interp/eval.h"
 #include "interp/outputs.h"
 #include "interp/ranks.h"
-#include "passes/distribute.h"
 #include "interp/run.h"
+#include "passes/distribute.h"
 #include "trl_npy.h"
 
 namespace trlc::interp {

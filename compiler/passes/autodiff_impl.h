@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "ir/ir.h"
+#include "ir/rewrite.h"
 #include "passes/autodiff.h"
 #include "support/diagnostics.h"
 
@@ -35,34 +36,7 @@ struct AdError {
 
 NodePtr mk(Node n);
 
-/** Rewrites expression DAGs: a node in "repl" becomes its replacement, and every node above
- *  one is copied (every field kept: a Const's bound tag, an Extern's name) with its rewritten
- *  operands; a node shared in the DAG is rewritten once ("memo").  Replacements added to
- *  "repl" later apply to nodes not yet rewritten. */
-struct NodeRewriter {
-    std::unordered_map<const Node *, NodePtr> repl, memo;
-    NodePtr operator()(const NodePtr &n) {
-        if (!n) return n;
-        auto r = repl.find(n.get());
-        if (r != repl.end()) return r->second;
-        auto m = memo.find(n.get());
-        if (m != memo.end()) return m->second;
-        bool changed = false;
-        Node c = *n;
-        for (NodePtr &a : c.args) {
-            NodePtr b = (*this)(a);
-            changed = changed || b != a;
-            a = b;
-        }
-        for (SpatialIndex &s : c.sindex) {
-            NodePtr b = (*this)(s.value);
-            changed = changed || b != s.value;
-            s.value = b;
-        }
-        NodePtr out = changed ? mk(std::move(c)) : n;
-        return memo[n.get()] = out;
-    }
-};
+using ir::NodeRewriter;  // ir/rewrite.h
 
 Extent sext(int64_t v);
 bool ext_eq(const Extent &a, const Extent &b);

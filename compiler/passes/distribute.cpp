@@ -8,6 +8,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ir/rewrite.h"
+
 namespace trlc {
 
 using namespace ir;
@@ -31,31 +33,6 @@ void visit(const NodePtr &n, std::set<const Node *> &seen, const std::function<b
     for (const SpatialIndex &s : n->sindex) visit(s.value, seen, f);
 }
 
-/** The nodes of "n" with each node of "repl" replaced (shared nodes rewritten once). */
-struct Rewriter {
-    std::unordered_map<const Node *, NodePtr> repl, memo;
-    NodePtr operator()(const NodePtr &n) {
-        if (!n) return n;
-        auto r = repl.find(n.get());
-        if (r != repl.end()) return r->second;
-        auto m = memo.find(n.get());
-        if (m != memo.end()) return m->second;
-        bool changed = false;
-        Node c = *n;
-        for (NodePtr &a : c.args) {
-            NodePtr b = (*this)(a);
-            changed = changed || b != a;
-            a = b;
-        }
-        for (SpatialIndex &s : c.sindex) {
-            NodePtr b = (*this)(s.value);
-            changed = changed || b != s.value;
-            s.value = b;
-        }
-        return memo[n.get()] = changed ? make(std::move(c)) : n;
-    }
-};
-
 /** Step 1: each grad(y, x) of tensor "t"'s equation "ei" moves into a new tensor over the
  *  equation's variables (flagged allreduce_mean), read back at the equation's own point. */
 void move_grads(Program &prog, int t, size_t ei) {
@@ -72,7 +49,7 @@ void move_grads(Program &prog, int t, size_t ei) {
     };
     collect(prog.tensors[t].equations[ei].body);
     if (grads.empty()) return;
-    Rewriter rw;
+    NodeRewriter rw;
     for (const NodePtr &g : grads) {
         const Equation &eq = prog.tensors[t].equations[ei];
         Tensor a;

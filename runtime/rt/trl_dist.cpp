@@ -45,6 +45,18 @@ bool get(const char *&p, const char *end, T *v) {
     return true;
 }
 
+/** out[i] = (v[i] + v[n + i] + … + v[(ranks-1)·n + i]) / ranks, summed in rank order in T:
+ *  trlc --interpret --ranks N's order (interp/ranks.cpp). */
+template <class T>
+void rank_mean(const T *v, size_t n, int ranks, T *out) {
+    const T nr = static_cast<T>(ranks);
+    for (size_t i = 0; i < n; ++i) {
+        T s = v[i];
+        for (int r = 1; r < ranks; ++r) s = s + v[r * n + i];
+        out[i] = s / nr;
+    }
+}
+
 uint64_t fnv(uint64_t h, const void *data, size_t bytes) {
     const unsigned char *p = static_cast<const unsigned char *>(data);
     for (size_t i = 0; i < bytes; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
@@ -110,8 +122,8 @@ int dist_exchange(trl_ctx *ctx) {
         int32_t stream = 0;
         int64_t index = 0;
         uint32_t len = 0;
-        if (!get(p, end, &stream) || !get(p, end, &index) || !get(p, end, &len) ||
-            static_cast<size_t>(end - p) < len || stream < 0 || stream >= ctx->info->num_streams) {
+        if (!get(p, end, &stream) || !get(p, end, &index) || !get(p, end, &len) || static_cast<size_t>(end - p) < len ||
+            stream < 0 || stream >= ctx->info->num_streams) {
             std::free(recv);
             return set_error(ctx, TRL_EINTERNAL, "a malformed record block from another rank");
         }
@@ -176,26 +188,12 @@ int trl_allreduce_mean(trl_ctx *ctx, int dtype, int count, void *const *data, co
         if ((rc = trl_to_host(ctx, send.data() + off, data[j], n[j] * esz)) != TRL_OK) return rc;
     if (ctx->dist->allgather(send.data(), send.size(), recv.data()) != 0)
         return trl_rt::layer_error(ctx, "averaging a gradient over the ranks");
-    // Rank order, in the dtype, then / N: trlc --interpret --ranks N's order (interp/ranks.cpp).
-    if (dtype == TRL_F32) {
-        const float *v = reinterpret_cast<const float *>(recv.data());
-        float *out = reinterpret_cast<float *>(send.data());
-        const float nr = static_cast<float>(ctx->world);
-        for (size_t i = 0; i < total; ++i) {
-            float s = v[i];
-            for (int r = 1; r < ctx->world; ++r) s = s + v[r * total + i];
-            out[i] = s / nr;
-        }
-    } else {
-        const double *v = reinterpret_cast<const double *>(recv.data());
-        double *out = reinterpret_cast<double *>(send.data());
-        const double nr = static_cast<double>(ctx->world);
-        for (size_t i = 0; i < total; ++i) {
-            double s = v[i];
-            for (int r = 1; r < ctx->world; ++r) s = s + v[r * total + i];
-            out[i] = s / nr;
-        }
-    }
+    if (dtype == TRL_F32)
+        trl_rt::rank_mean(reinterpret_cast<const float *>(recv.data()), total, ctx->world,
+                          reinterpret_cast<float *>(send.data()));
+    else
+        trl_rt::rank_mean(reinterpret_cast<const double *>(recv.data()), total, ctx->world,
+                          reinterpret_cast<double *>(send.data()));
     for (int j = 0, off = 0; j < count; off += static_cast<int>(n[j] * esz), ++j)
         if ((rc = trl_to_device(ctx, data[j], send.data() + off, n[j] * esz)) != TRL_OK) return rc;
     return TRL_OK;

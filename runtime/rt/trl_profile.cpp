@@ -35,8 +35,7 @@ int trl_prof_region_now = -1;
 
 namespace {
 
-const char *const kCategory[TRL_PROF_CATEGORIES] = {"kernels", "products", "copies", "io", "waiting",
-                                                    "communication"};
+const char *const kCategory[TRL_PROF_CATEGORIES] = {"kernels", "products", "copies", "io", "waiting", "communication"};
 
 struct Profile {
     int regions = 0;

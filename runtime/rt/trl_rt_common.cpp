@@ -564,7 +564,7 @@ int trl_emit_skip(trl_ctx *ctx, int stream, long long index) {
     // Not timed (--profile): a skipped point writes nothing, and PPO CartPole skips ~500,000
     // (its episode stream has a record only where an episode ends).
     if (ctx->replaying) return TRL_OK;  // resuming: the log holds it (trl_checkpoint.cpp)
-    if (ctx->rank > 0) {  // rank 0 writes the log (trl_dist.cpp)
+    if (ctx->rank > 0) {                // rank 0 writes the log (trl_dist.cpp)
         ++ctx->points_done[stream];
         trl_rt::dist_record(ctx, stream, index, std::string());
         return TRL_OK;
