@@ -9,7 +9,7 @@
 //       char *dst = arena + 330240;
 //       void *const seg32[] = {dst + 0};        // the 12 leaves of PPO's gradient, one run
 //       const long long len32[] = {9160};
-//       TRL_CHECK(trl_allreduce_mean(ctx, TRL_F32, 1, seg32, len32));
+//       TRLG_SYNC() TRL_CHECK(trl_allreduce_mean(ctx, TRL_F32, 1, seg32, len32));
 //   }
 #include "codegen/program_emitter.h"
 
@@ -78,7 +78,8 @@ void ProgramEmitter::allreduce(const Statement &st, const LoopNode &n, const std
         std::string sfx = dt == DType::F32 ? "32" : "64";
         body += ip + "void *const seg" + sfx + "[] = {" + seg + "};\n";
         body += ip + "const long long len" + sfx + "[] = {" + len + "};\n";
-        body += ip + "TRL_CHECK(trl_allreduce_mean(ctx, " + dtype_macro(dt) + ", " + std::to_string(count) + ", seg" +
+        // On the device: after the launches' error check (TRLG_SYNC, trl_gen.h), as a save's copies.
+        body += ip + "TRLG_SYNC() TRL_CHECK(trl_allreduce_mean(ctx, " + dtype_macro(dt) + ", " + std::to_string(count) + ", seg" +
                 sfx + ", len" + sfx + "));\n";
     }
     if (points > 1) body += pad + "    }\n";
