@@ -86,4 +86,18 @@ TRL_HD inline void copy_n(T *__restrict d, const T *__restrict s, long long n) {
     for (long long i = 0; i < n; ++i) d[i] = s[i];
 }
 
+/** The mean over the ranks of a data-parallel run (dsl/README.md §7.12): v holds "ranks"
+ *  blocks of n values (rank r's at v + r·n); out[i] = (v[i] + v[n + i] + … ) / ranks, summed in
+ *  rank order in T.  The one order of trl_allreduce_mean (runtime/rt/trl_dist.cpp) and of
+ *  `trlc --interpret --ranks N` (compiler/interp/ranks.cpp). */
+template <class T>
+TRL_HD inline void rank_mean(const T *v, long long n, int ranks, T *out) {
+    const T nr = static_cast<T>(ranks);
+    for (long long i = 0; i < n; ++i) {
+        T s = v[i];
+        for (int r = 1; r < ranks; ++r) s = s + v[r * n + i];
+        out[i] = s / nr;
+    }
+}
+
 }  // namespace trl

@@ -42,6 +42,14 @@ TRL_HD inline uint32_t fnv1a32(const char *s, size_t n) {
     return h;
 }
 
+/** FNV-1a 64 of n bytes continuing "h" (start kFnv64Offset): the parameter digest that the
+ *  ranks of a data-parallel run compare (trl_digest; trlc --interpret --ranks N). */
+TRL_HD inline uint64_t fnv1a64(uint64_t h, const void *data, size_t n) {
+    const unsigned char *p = static_cast<const unsigned char *>(data);
+    for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * kFnv64Prime;
+    return h;
+}
+
 /** The Philox key of the streams of one tensor: derived from the 64-bit seed and the FNV-1a
  *  hash of the tensor's name by one Philox call (key {0, 0}).  "rank": the data-parallel rank
  *  of a tensor whose draws differ between ranks (trlc --distributed, passes/distribute.h), 0

@@ -24,9 +24,7 @@ void leaves(const ir::Type &t, int64_t &off, std::vector<std::tuple<DType, int64
         for (const ir::Type &e : t.elems) leaves(e, off, out);
         return;
     }
-    int64_t n = 1;
-    for (const ir::Extent &e : t.shape) n *= std::max<int64_t>(e.max_value, 0);
-    out.emplace_back(t.dtype, n, off);
+    out.emplace_back(t.dtype, static_numel(t), off);
     off += value_bytes(t);
 }
 
@@ -61,7 +59,7 @@ void ProgramEmitter::allreduce(const Statement &st, const LoopNode &n, const std
         // Leaves of one dtype that follow each other without a gap are one segment (PPO's 12
         // f32 leaves: one), so that the runtime packs nothing.
         std::vector<std::pair<int64_t, int64_t>> runs;  // byte offset, elements
-        const int64_t size = dt == DType::F32 ? 4 : 8;
+        const int64_t size = leaf_size(dt);
         for (const auto &l : ls) {
             if (std::get<0>(l) != dt || std::get<1>(l) == 0) continue;
             if (!runs.empty() && runs.back().first + runs.back().second * size == std::get<2>(l))
@@ -79,8 +77,8 @@ void ProgramEmitter::allreduce(const Statement &st, const LoopNode &n, const std
         body += ip + "void *const seg" + sfx + "[] = {" + seg + "};\n";
         body += ip + "const long long len" + sfx + "[] = {" + len + "};\n";
         // On the device: after the launches' error check (TRLG_SYNC, trl_gen.h), as a save's copies.
-        body += ip + "TRLG_SYNC() TRL_CHECK(trl_allreduce_mean(ctx, " + dtype_macro(dt) + ", " + std::to_string(count) + ", seg" +
-                sfx + ", len" + sfx + "));\n";
+        body += ip + "TRLG_SYNC() TRL_CHECK(trl_allreduce_mean(ctx, " + dtype_macro(dt) + ", " + std::to_string(count) +
+                ", seg" + sfx + ", len" + sfx + "));\n";
     }
     if (points > 1) body += pad + "    }\n";
     body += pad + "}\n";

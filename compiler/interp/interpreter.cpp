@@ -17,6 +17,7 @@
 #include "interp/run.h"
 #include "passes/distribute.h"
 #include "trl_npy.h"
+#include "trl_random.h"
 
 namespace trlc::interp {
 
@@ -194,7 +195,7 @@ struct Job {
  *  are the same on every rank (passes/distribute.h), as a --distributed build prints at exit;
  *  "" when there are none.  A difference is an internal error (the ranks share their means). */
 std::string digest_line(RankGroup &g, const ir::Program &prog) {
-    std::vector<uint64_t> h(g.size(), 0xcbf29ce484222325ull);
+    std::vector<uint64_t> h(g.size(), trl::kFnv64Offset);
     bool any = false;
     for (const ir::Save &s : prog.saves) {
         if (!s.output.empty() || !save_is_replicated(prog, s)) continue;

@@ -5,6 +5,8 @@
 
 #include "interp/outputs.h"
 #include "support/diagnostics.h"
+#include "trl_ops.h"
+#include "trl_random.h"
 
 namespace trlc::interp {
 
@@ -48,18 +50,21 @@ Value rank_mean(const std::vector<Value> &vs) {
     }
     Value out = v0;
     if (v0.dtype != ir::DType::F32 && v0.dtype != ir::DType::F64) return out;  // no gradient
-    const size_t n = vs.size();
-    for (size_t j = 0; j < out.data.size(); ++j) {
-        if (v0.dtype == ir::DType::F32) {
-            float s = static_cast<float>(vs[0].data[j]);
-            for (size_t r = 1; r < n; ++r) s = s + static_cast<float>(vs[r].data.at(j));
-            out.data[j] = s / static_cast<float>(n);
-        } else {
-            double s = vs[0].data[j];
-            for (size_t r = 1; r < n; ++r) s = s + vs[r].data.at(j);
-            out.data[j] = s / static_cast<double>(n);
-        }
-    }
+    // The values in their dtype, rank after rank, through the runtime's own sum (trl_ops.h).
+    const long long n = static_cast<long long>(out.data.size());
+    const int ranks = static_cast<int>(vs.size());
+    auto mean = [&](auto zero) {
+        using T = decltype(zero);
+        std::vector<T> v(static_cast<size_t>(n) * ranks), m(static_cast<size_t>(n));
+        for (int r = 0; r < ranks; ++r)
+            for (long long j = 0; j < n; ++j) v[r * n + j] = static_cast<T>(vs[r].data.at(j));
+        trl::rank_mean(v.data(), n, ranks, m.data());
+        for (long long j = 0; j < n; ++j) out.data[j] = m[j];
+    };
+    if (v0.dtype == ir::DType::F32)
+        mean(0.0f);
+    else
+        mean(0.0);
     return out;
 }
 
@@ -69,8 +74,7 @@ uint64_t digest_value(uint64_t h, const Value &v) {
         return h;
     }
     trl::NpyArray a = to_npy(v);
-    for (uint8_t b : a.data) h = (h ^ b) * 0x100000001b3ull;
-    return h;
+    return trl::fnv1a64(h, a.data.data(), a.data.size());
 }
 
 }  // namespace trlc::interp

@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "rt/trl_rt_internal.h"
+#include "trl_ops.h"
+#include "trl_random.h"
 #include "trl_rt.h"
 
 namespace trl_rt {
@@ -43,24 +45,6 @@ bool get(const char *&p, const char *end, T *v) {
     std::memcpy(v, p, sizeof *v);
     p += sizeof *v;
     return true;
-}
-
-/** out[i] = (v[i] + v[n + i] + … + v[(ranks-1)·n + i]) / ranks, summed in rank order in T:
- *  trlc --interpret --ranks N's order (interp/ranks.cpp). */
-template <class T>
-void rank_mean(const T *v, size_t n, int ranks, T *out) {
-    const T nr = static_cast<T>(ranks);
-    for (size_t i = 0; i < n; ++i) {
-        T s = v[i];
-        for (int r = 1; r < ranks; ++r) s = s + v[r * n + i];
-        out[i] = s / nr;
-    }
-}
-
-uint64_t fnv(uint64_t h, const void *data, size_t bytes) {
-    const unsigned char *p = static_cast<const unsigned char *>(data);
-    for (size_t i = 0; i < bytes; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
-    return h;
 }
 
 }  // namespace
@@ -189,11 +173,11 @@ int trl_allreduce_mean(trl_ctx *ctx, int dtype, int count, void *const *data, co
     if (ctx->dist->allgather(send.data(), send.size(), recv.data()) != 0)
         return trl_rt::layer_error(ctx, "averaging a gradient over the ranks");
     if (dtype == TRL_F32)
-        trl_rt::rank_mean(reinterpret_cast<const float *>(recv.data()), total, ctx->world,
-                          reinterpret_cast<float *>(send.data()));
+        trl::rank_mean(reinterpret_cast<const float *>(recv.data()), static_cast<long long>(total), ctx->world,
+                       reinterpret_cast<float *>(send.data()));
     else
-        trl_rt::rank_mean(reinterpret_cast<const double *>(recv.data()), total, ctx->world,
-                          reinterpret_cast<double *>(send.data()));
+        trl::rank_mean(reinterpret_cast<const double *>(recv.data()), static_cast<long long>(total), ctx->world,
+                       reinterpret_cast<double *>(send.data()));
     for (int j = 0, off = 0; j < count; off += static_cast<int>(n[j] * esz), ++j)
         if ((rc = trl_to_device(ctx, data[j], send.data() + off, n[j] * esz)) != TRL_OK) return rc;
     return TRL_OK;
@@ -205,7 +189,7 @@ int trl_digest(trl_ctx *ctx, const trl_field *arrays, int num_arrays) {
         long long n = 1;
         for (int d = 0; d < f.rank; ++d) n *= f.shape[d];
         size_t esz = f.dtype == TRL_BOOL ? 1 : f.dtype == TRL_F64 ? 8 : 4;
-        ctx->digest = trl_rt::fnv(ctx->digest, f.data, static_cast<size_t>(n) * esz);
+        ctx->digest = trl::fnv1a64(ctx->digest, f.data, static_cast<size_t>(n) * esz);
     }
     ctx->has_digest = true;
     return TRL_OK;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "trl_random.h"
 #include "trl_rt.h"
 
 namespace trl_rt {
@@ -88,7 +89,7 @@ struct trl_ctx {
     int rank = 0, world = 1, local_rank = 0;
     const trl_dist_layer *dist = nullptr;
     std::string outbox;
-    unsigned long long digest = 0xcbf29ce484222325ull;
+    unsigned long long digest = trl::kFnv64Offset;
     bool has_digest = false;
     long long allreduces = 0;  // trl_allreduce_mean calls so far
 };
