@@ -89,15 +89,20 @@ TRL_HD inline void copy_n(T *__restrict d, const T *__restrict s, long long n) {
 /** The mean over the ranks of a data-parallel run (dsl/README.md §7.12): v holds "ranks"
  *  blocks of n values (rank r's at v + r·n); out[i] = (v[i] + v[n + i] + … ) / ranks, summed in
  *  rank order in T.  The one order of trl_allreduce_mean (runtime/rt/trl_dist.cpp) and of
- *  `trlc --interpret --ranks N` (compiler/interp/ranks.cpp). */
+ *  `trlc --interpret --ranks N` (compiler/interp/ranks.cpp).  out[0, n) must not overlap v. */
 template <class T>
-TRL_HD inline void rank_mean(const T *v, long long n, int ranks, T *out) {
+TRL_HD inline void rank_mean(const T *__restrict v, long long n, int ranks, T *__restrict out) {
+    // Rank-major passes over out: each element still gets v0 + v1 + … in rank order and one
+    // division (no reciprocal: x / 3 and x · (1/3) differ), but every pass is a unit-stride loop
+    // the host compiler vectorizes (the element-major form compiled to scalar adds and divides:
+    // 15 µs of PPO's 9,160 floats per update, measured with perf).
     const T nr = static_cast<T>(ranks);
-    for (long long i = 0; i < n; ++i) {
-        T s = v[i];
-        for (int r = 1; r < ranks; ++r) s = s + v[r * n + i];
-        out[i] = s / nr;
+    for (long long i = 0; i < n; ++i) out[i] = v[i];
+    for (int r = 1; r < ranks; ++r) {
+        const T *vr = v + static_cast<long long>(r) * n;
+        for (long long i = 0; i < n; ++i) out[i] = out[i] + vr[i];
     }
+    for (long long i = 0; i < n; ++i) out[i] = out[i] / nr;
 }
 
 }  // namespace trl

@@ -205,6 +205,10 @@ void ProgramEmitter::loop(const LoopNode &n, int indent) {
         const Statement &st = sched_.statements.at(n.stmt);
         if (copies_onto_itself(st)) {
             out_ += pad + "// " + st.name + ": a copy onto its own slot, nothing to run\n";
+            if (prog_.tensors.at(st.index).allreduce_mean) {  // the mean over the ranks still runs
+                out_ += region_mark(n.stmt);
+                allreduce(st, n, pad);
+            }
             return;
         }
         out_ += region_mark(n.stmt);  // the profiler's region (--profile)

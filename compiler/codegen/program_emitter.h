@@ -49,11 +49,12 @@ public:
                      const char *elem);
 
     int64_t batch_count(const Statement &st, const std::vector<int> &dims);
-    /** "st" copies its tensor's previous point onto itself: its equation is a plain read of
-     *  the same tensor (`tgt[t+1] = tgt[t] otherwise`) and the memory plan keeps one slot of it
-     *  (every point at one address: a point, or donated), so running it changes no byte and
-     *  the loop nest launches nothing for it.  DQN sample: the target network's copy, 43 KB at
-     *  9,999 of 10,000 steps. */
+    /** "st" copies a value onto its own bytes: its equation is a plain read of a tensor (the
+     *  same one, `tgt[t+1] = tgt[t] otherwise`, or another whose buffer the memory plan donated
+     *  to it, of the same type) and both buffers keep every point at one address (a point
+     *  buffer, or one slot), the same one, so running it changes no byte and the loop nest
+     *  launches nothing for it.  DQN sample: the target network's copy, 43 KB at 9,999 of 10,000
+     *  steps; a --distributed program: `allreduce.T = grad(...)`, 36,640 B per PPO update. */
     bool copies_onto_itself(const Statement &st) const;
 
     std::string params(const Statement &st);

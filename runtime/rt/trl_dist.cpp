@@ -167,19 +167,29 @@ int trl_allreduce_mean(trl_ctx *ctx, int dtype, int count, void *const *data, co
     const size_t esz = dtype == TRL_F32 ? 4 : 8;
     size_t total = 0;
     for (int j = 0; j < count; ++j) total += static_cast<size_t>(n[j]);
-    std::vector<char> send(total * esz), recv(total * esz * ctx->world);
-    for (int j = 0, off = 0; j < count; off += static_cast<int>(n[j] * esz), ++j)
-        if ((rc = trl_to_host(ctx, send.data() + off, data[j], n[j] * esz)) != TRL_OK) return rc;
-    if (ctx->dist->allgather(send.data(), send.size(), recv.data()) != 0)
+    // One segment in host memory (the host build's arena; PPO's 12 gradient leaves are one
+    // segment): the layer sends it from the arena and the mean goes back into it.  Otherwise
+    // the leaves are packed into ctx->dist_send.  The buffers live in ctx: no allocation per
+    // update.
+    const bool in_place = count == 1 && trl_rt::device_memory_is_host();
+    if (!in_place && ctx->dist_send.size() < total * esz) ctx->dist_send.resize(total * esz);
+    if (ctx->dist_recv.size() < total * esz * ctx->world) ctx->dist_recv.resize(total * esz * ctx->world);
+    char *send = in_place ? static_cast<char *>(data[0]) : ctx->dist_send.data();
+    char *recv = ctx->dist_recv.data();
+    if (!in_place)
+        for (int j = 0, off = 0; j < count; off += static_cast<int>(n[j] * esz), ++j)
+            if ((rc = trl_to_host(ctx, send + off, data[j], n[j] * esz)) != TRL_OK) return rc;
+    if (ctx->dist->allgather(send, total * esz, recv) != 0)
         return trl_rt::layer_error(ctx, "averaging a gradient over the ranks");
     if (dtype == TRL_F32)
-        trl::rank_mean(reinterpret_cast<const float *>(recv.data()), static_cast<long long>(total), ctx->world,
-                       reinterpret_cast<float *>(send.data()));
+        trl::rank_mean(reinterpret_cast<const float *>(recv), static_cast<long long>(total), ctx->world,
+                       reinterpret_cast<float *>(send));
     else
-        trl::rank_mean(reinterpret_cast<const double *>(recv.data()), static_cast<long long>(total), ctx->world,
-                       reinterpret_cast<double *>(send.data()));
-    for (int j = 0, off = 0; j < count; off += static_cast<int>(n[j] * esz), ++j)
-        if ((rc = trl_to_device(ctx, data[j], send.data() + off, n[j] * esz)) != TRL_OK) return rc;
+        trl::rank_mean(reinterpret_cast<const double *>(recv), static_cast<long long>(total), ctx->world,
+                       reinterpret_cast<double *>(send));
+    if (!in_place)
+        for (int j = 0, off = 0; j < count; off += static_cast<int>(n[j] * esz), ++j)
+            if ((rc = trl_to_device(ctx, data[j], send + off, n[j] * esz)) != TRL_OK) return rc;
     return TRL_OK;
 }
 

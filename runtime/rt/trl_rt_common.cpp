@@ -498,7 +498,10 @@ int trl_finish(trl_ctx *ctx) {
         struct rusage ru;
         long long peak = 0;
         if (getrusage(RUSAGE_SELF, &ru) == 0) peak = static_cast<long long>(ru.ru_maxrss) * 1024;
-        std::fprintf(stderr, "arena: %zu bytes, peak memory: %lld bytes (max resident set)\n", ctx->arena_bytes, peak);
+        // The run time: from the end of trl_init (arguments read, arena allocated, the ranks
+        // joined) to here, so without process start-up (or mpirun's launch and MPI_Init).
+        std::fprintf(stderr, "arena: %zu bytes, peak memory: %lld bytes (max resident set), run time: %.3f s\n",
+                     ctx->arena_bytes, peak, trl_now_seconds() - ctx->start_time);
     }
     if (ctx->dist) status = trl_rt::dist_finish(ctx, status);
     trl_rt::device_release(ctx);

@@ -58,6 +58,7 @@ void prof_drain(trl_ctx *ctx) {
 namespace trl_rt {
 
 const char *device_name() { return "cuda"; }
+bool device_memory_is_host() { return false; }
 
 int device_init(trl_ctx *ctx) {
     int count = 0;

@@ -292,6 +292,7 @@ const char *device_name() { return "host (OpenMP, libxsmm, OpenBLAS)"; }
 #else
 const char *device_name() { return "host (OpenMP, OpenBLAS)"; }
 #endif
+bool device_memory_is_host() { return true; }
 
 int device_init(trl_ctx *ctx) {
 #if defined(TRL_USE_LIBXSMM)

@@ -91,7 +91,8 @@ struct trl_ctx {
     std::string outbox;
     unsigned long long digest = trl::kFnv64Offset;
     bool has_digest = false;
-    long long allreduces = 0;  // trl_allreduce_mean calls so far
+    long long allreduces = 0;                // trl_allreduce_mean calls so far
+    std::vector<char> dist_send, dist_recv;  // trl_allreduce_mean's packed leaves, every rank's
 };
 
 namespace trl_rt {
@@ -112,6 +113,9 @@ int device_gemm(trl_ctx *ctx, int dtype, bool trans_a, long long m, long long n,
                 const void *b, void *c);
 /** Name of the device layer for --help ("host (OpenMP)", "cuda"). */
 const char *device_name();
+/** Whether the arena is host memory (the host layer, cuda-emu included): the host may read
+ *  and write it directly, and trl_to_host / trl_to_device of it are plain copies. */
+bool device_memory_is_host();
 
 /** --resume: read and check ctx->checkpoint_path (absent: nothing to resume), keeping its
  *  state in ctx->resume; a foreign, truncated or corrupted file prints an error (TRL_EIO). */
