@@ -448,10 +448,18 @@ typedef struct trl_dist_layer {
     void (*finalize)(void);
     /* Stop every rank now, with exit code "code" (one rank failed; never returns). */
     void (*abort)(int code);
+    /* The mean over the ranks of "count" values of "dtype" (TRL_F32, TRL_F64) in device memory,
+     * in place, ordered on "stream" (a cudaStream_t; null: the default stream) after the
+     * kernels launched before it.  The order of the sum is the library's, so its bits may
+     * differ from the ordered mean's.  Null in a layer that moves host memory only: the runtime
+     * then copies the values to the host, allgathers them and takes the ordered mean. */
+    int (*allreduce_mean_device)(void *data, long long count, int dtype, void *stream);
 } trl_dist_layer;
 
-/* The MPI layer (runtime/rt/trl_dist_mpi.cpp). */
+/* The MPI layer (runtime/rt/trl_dist_mpi.cpp) and the NCCL layer of CUDA builds
+ * (runtime/rt/trl_dist_nccl.cpp: gradients by NCCL, the rest by MPI). */
 extern const trl_dist_layer trl_dist_mpi;
+extern const trl_dist_layer trl_dist_nccl;
 
 /* Parse argv (--seed N, --log FILE, --bound NAME=V, --threads N, --quiet, --help), allocate
  * the arena, open the log.  Prints its own messages. */

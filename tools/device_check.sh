@@ -13,7 +13,8 @@
 # ["build/device"]`; about 55 MB).  run, on the GPU machine, phases in the order of their value,
 # each under its own time cap (about 7 minutes in all, the lease's one call):
 #   1. nvidia-smi; every CUDA executable against its host reference (bytes, or within
-#      gpu_check's tolerance where cuBLAS sums differently), 4 at a time;
+#      gpu_check's tolerance where cuBLAS sums differently), 4 at a time; 1b. PPO (3 iterations)
+#      built with --distributed=nccl, run as one rank, against the CUDA build (issue 21);
 #   2. PPO CartPole timed on the GPU, DEVICE_CHECK_PPO_ITERATIONS iterations (default 977), and
 #      again with each TRLC_ROWS_THREADS of DEVICE_CHECK_ROWS_THREADS (row-split block sizes);
 #   3. the same program's --profile for 20 iterations (the regions' time by CUDA events);
@@ -44,6 +45,12 @@ prepare)
     rm -rf "$dir/check/cache"  # the build cache stays here
     # PPO CartPole as a user builds it (977 iterations by default), for the timings
     build/compiler/trlc samples/ppo_cartpole.trl --target=cuda --cuda-arch=sm_90 -o "$dir/ppo_cartpole" || exit 1
+    # PPO CartPole at -D I=3 with --distributed=nccl (issue 21): one rank there equals the check
+    # build check/other/ppo_cartpole (the same flags without --distributed)
+    if build/compiler/trlc --help | grep -q 'nccl (--target=cuda)'; then
+        build/compiler/trlc samples/ppo_cartpole.trl -D I=3 --target=cuda --cuda-arch=sm_90 --distributed=nccl \
+            -o "$dir/ppo_nccl" || echo "device_check: no --distributed=nccl build (phase 1b is skipped)"
+    fi
     du -sh "$dir"
     echo "device_check: prepared $dir; on the GPU: bash tools/device_check.sh run $dir (carry $dir)"
     ;;
@@ -70,6 +77,21 @@ run)
         timeout 110 python3 tools/gpu_check.py --prebuilt --cuda --bound I=3 --out "$dir/check" --timeout 90 \
             --sanitizer none --jobs 4 --programs "${progs[@]}"
         cp "$dir/check/gpu_check.json" "$out/" 2>/dev/null
+        echo "== 1b. --distributed=nccl, one rank (mpirun -np 1 where MPI is installed), against the CUDA build"
+        if [ ! -x "$dir/ppo_nccl" ]; then
+            echo "skipped: no $dir/ppo_nccl (prepare could not build it)"
+        elif ldd "$dir/ppo_nccl" 2>&1 | grep -q 'not found'; then
+            echo "skipped: libraries missing here: $(ldd "$dir/ppo_nccl" 2>&1 | grep 'not found' | tr -s ' \t\n' ' ')"
+        else
+            mkdir -p "$out/nccl1" "$out/cuda1"
+            launch=""; command -v mpirun > /dev/null && launch="mpirun --allow-run-as-root --oversubscribe -np 1"
+            (cd "$out/nccl1" && timeout 60 $launch "$here/$dir/ppo_nccl" --quiet > out.jsonl 2> err.txt; echo "nccl exit $?")
+            (cd "$out/cuda1" && timeout 60 "$here/$dir/check/other/ppo_cartpole" --quiet > out.jsonl 2> err.txt; echo "cuda exit $?")
+            tail -3 "$out/nccl1/err.txt"
+            for f in out.jsonl ppo_cartpole_policy.npz; do
+                cmp "$out/nccl1/$f" "$out/cuda1/$f" && echo "$f: same bytes (1 NCCL rank = the CUDA build)"
+            done
+        fi
         ppo="$here/$dir/ppo_cartpole"  # as a user builds it: 977 iterations by default
         iters=${DEVICE_CHECK_PPO_ITERATIONS:-977}
         echo "== 2. PPO CartPole on the GPU: $iters iterations (--bound I=$iters), at most 150 s"

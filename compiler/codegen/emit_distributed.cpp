@@ -1,7 +1,8 @@
 // emit_distributed — what a --distributed program adds to run_program (passes/distribute.h,
 // dsl/README.md §7.12): the mean over the ranks after each statement of an allreduce_mean tensor
 // (trl_allreduce_mean, runtime/trl_rt.h: one message per point, its leaves as segments, one call
-// per dtype), and stream keys that include the rank.
+// per dtype), and stream keys that include the rank.  With --distributed=nccl the mean runs on
+// the device (trl_dist_nccl's ncclAllReduce on the kernels' stream) and nothing waits for it.
 //
 //   k_allreduce_p(ctx, 1, 1, arena, s_allreduce_p, c0, c1);
 //   {  // allreduce.(p, o): the mean over the ranks
@@ -76,9 +77,11 @@ void ProgramEmitter::allreduce(const Statement &st, const LoopNode &n, const std
         std::string sfx = dt == DType::F32 ? "32" : "64";
         body += ip + "void *const seg" + sfx + "[] = {" + seg + "};\n";
         body += ip + "const long long len" + sfx + "[] = {" + len + "};\n";
-        // On the device: after the launches' error check (TRLG_SYNC, trl_gen.h), as a save's copies.
-        body += ip + "TRLG_SYNC() TRL_CHECK(trl_allreduce_mean(ctx, " + dtype_macro(dt) + ", " + std::to_string(count) +
-                ", seg" + sfx + ", len" + sfx + "));\n";
+        // On the device: after the launches' error check (TRLG_SYNC, trl_gen.h), as a save's
+        // copies; NCCL averages in device memory on the kernels' stream, without a wait.
+        const bool nccl = opts_.dist_layer == "nccl";
+        body += ip + (nccl ? "" : "TRLG_SYNC() ") + "TRL_CHECK(trl_allreduce_mean(ctx, " + dtype_macro(dt) + ", " +
+                std::to_string(count) + ", seg" + sfx + ", len" + sfx + "));\n";
     }
     if (points > 1) body += pad + "    }\n";
     body += pad + "}\n";

@@ -494,7 +494,10 @@ void ProgramEmitter::main_function(const std::string &path) {
     out_ += std::string("    ") + hex + " /* program hash */, " + (checkpoint_loop() ? "1" : "0") +
             " /* run_program checkpoints its outermost loop */,\n    " + std::to_string(sched_.statements.size()) +
             ", kRegions,\n    " + (checkpoint_loop() ? "kCheckpointRangeCount, kCheckpointRanges" : "0, nullptr") +
-            (prog_.distributed ? ",\n    &trl_dist_mpi /* --distributed=mpi: the ranks' messages */" : "") + "};\n\n";
+            (prog_.distributed ? ",\n    &trl_dist_" + opts_.dist_layer + " /* --distributed=" + opts_.dist_layer +
+                                     ": the ranks' messages */"
+                               : "") +
+            "};\n\n";
     // The passive OpenMP wait (dsl/README §7.7) is registered here, in the translation unit
     // of main, never in the runtime: an application that embeds this source under its own
     // main (TRL_NO_MAIN) keeps its process and environment as they are.

@@ -49,6 +49,9 @@ struct CodegenOptions {
     /** --emit=library: the library's name NAME (a C identifier); the source then defines the C
      *  API of library_header's NAME.h instead of run_program and main.  "": a program. */
     std::string library;
+    /** --distributed=mpi|nccl: the process-group layer the program links (trl_dist_LAYER,
+     *  runtime/trl_rt.h) when the program is distributed (ir::Program::distributed). */
+    std::string dist_layer = "mpi";
 };
 
 /** The generated source.  Throws CodegenError for an unsupported operation. */

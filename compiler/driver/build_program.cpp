@@ -165,8 +165,32 @@ std::vector<std::string> host_command(const BuildOptions &opts, const std::strin
     return argv;
 }
 
-/** The MPI layer's source (runtime/rt/trl_dist_mpi.cpp) under runtime directory "rt". */
-std::string mpi_layer_source(const std::string &rt) { return rt + "/rt/trl_dist_mpi.cpp"; }
+/** The process-group layers' sources under runtime directory "rt": runtime/rt/trl_dist_mpi.cpp,
+ *  and for --distributed=nccl runtime/rt/trl_dist_nccl.cpp too (it calls the MPI layer). */
+std::vector<std::string> dist_layer_sources(const std::string &rt, const std::string &layer) {
+    std::vector<std::string> s = {rt + "/rt/trl_dist_mpi.cpp"};
+    if (layer == "nccl") s.push_back(rt + "/rt/trl_dist_nccl.cpp");
+    return s;
+}
+
+/** Where nccl.h is for the nvcc "nvcc" (its toolkit's include directories, then the system's,
+ *  which nvcc and the host compiler search without -I), or "" when none has it; "looked" gets
+ *  the directories tried, for the message. */
+std::string find_nccl_header(const std::string &nvcc, std::string *looked) {
+    std::vector<std::string> dirs;
+    size_t slash = nvcc.rfind('/');
+    if (slash != std::string::npos) {  // TOOLKIT/bin/nvcc
+        std::string toolkit = nvcc.substr(0, slash) + "/..";
+        dirs = {toolkit + "/include", toolkit + "/targets/x86_64-linux/include",
+                toolkit + "/targets/sbsa-linux/include"};
+    }
+    for (const char *d : {"/usr/local/cuda/include", "/usr/include", "/usr/local/include"}) dirs.push_back(d);
+    for (const std::string &d : dirs) {
+        if (looked) *looked += (looked->empty() ? "" : ", ") + d;
+        if (access((d + "/nccl.h").c_str(), R_OK) == 0) return d;
+    }
+    return "";
+}
 
 /** The flags that compile the MPI layer (driver/mpi_config.h): -I, -D, then the compile options,
  *  which nvcc hands to the host compiler (-Xcompiler). */
@@ -214,18 +238,18 @@ std::vector<std::string> mpi_link_flags(bool nvcc) {
     return f;
 }
 
-/** The runtime inputs "rt_inputs" of a --distributed=mpi build get the MPI layer: its object,
- *  compiled by "compile" with the MPI flags into a set of its own (runtime_objects.h), or its
- *  source when there is no build cache to keep the object; true in that case (the program's
- *  command compiles it and needs the MPI flags). */
-bool add_mpi_layer(const std::vector<std::string> &compile, bool nvcc, const BuildOptions &opts, const std::string &rt,
-                   const std::string &tmpdir, std::vector<std::string> *rt_inputs) {
+/** The runtime inputs "rt_inputs" of a --distributed build get its layers
+ *  (dist_layer_sources): their objects, compiled by "compile" with the MPI flags into a set of
+ *  their own (runtime_objects.h), or their sources when there is no build cache to keep the
+ *  objects; true in that case (the program's command compiles them and needs the MPI flags). */
+bool add_dist_layers(const std::vector<std::string> &compile, bool nvcc, const BuildOptions &opts,
+                     const std::string &rt, const std::string &tmpdir, std::vector<std::string> *rt_inputs) {
     std::vector<std::string> mpi_compile = compile;
     for (const std::string &a : mpi_compile_flags(nvcc)) mpi_compile.push_back(a);
-    std::string src = mpi_layer_source(rt);
-    std::vector<std::string> obj = runtime_objects(mpi_compile, {src}, rt, opts.cache_dir, tmpdir);
+    std::vector<std::string> src = dist_layer_sources(rt, opts.distributed);
+    std::vector<std::string> obj = runtime_objects(mpi_compile, src, rt, opts.cache_dir, tmpdir);
     rt_inputs->insert(rt_inputs->end(), obj.begin(), obj.end());
-    return obj.size() == 1 && obj[0] == src;
+    return obj == src;
 }
 
 /** `nvidia-smi ARGS`, its output captured in a temporary directory (removed again); a run that
@@ -327,18 +351,22 @@ bool check_build_options(const BuildOptions &opts, Diagnostics &diag) {
         diag.error("--target=cuda-emu links the runtime library; it cannot be --standalone");
         ok = false;
     }
-    if (!opts.distributed.empty() && opts.distributed != "mpi") {
-        diag.error("--distributed=" + opts.distributed +
-                   " is not built yet; use --distributed=mpi (the CUDA build then averages through host memory)");
+    const std::string dist = "--distributed=" + opts.distributed;
+    if (!opts.distributed.empty() && opts.distributed != "mpi" && opts.distributed != "nccl") {
+        diag.error("unknown " + dist + ": expected mpi or nccl");
         ok = false;
-    } else if (opts.distributed == "mpi" && !kMpiFound) {
-        diag.error("--distributed=mpi needs an MPI library, and this trlc was configured without one: install "
-                   "Open MPI (apt-get install libopenmpi-dev openmpi-bin, or tools/setup.sh) and configure trlc "
-                   "again");
+    } else if (!opts.distributed.empty() && !kMpiFound) {
+        diag.error(dist + " needs an MPI library (" + (opts.distributed == "nccl" ? "it starts the ranks; " : "") +
+                   "and this trlc was configured without one): install Open MPI (apt-get install "
+                   "libopenmpi-dev openmpi-bin, or tools/setup.sh) and configure trlc again");
         ok = false;
-    } else if (opts.distributed == "mpi" && opts.shared_library) {
-        diag.error("--distributed=mpi builds a program (-o OUT), not --emit=library: a library's caller "
-                   "would have to start the ranks");
+    } else if (!opts.distributed.empty() && opts.shared_library) {
+        diag.error(dist + " builds a program (-o OUT), not --emit=library: a library's caller "
+                          "would have to start the ranks");
+        ok = false;
+    } else if (opts.distributed == "nccl" && (opts.target == "host" || opts.target == "cuda-emu")) {
+        diag.error("--distributed=nccl averages the gradients in GPU memory: it needs --target=cuda (a build for " +
+                   opts.target + " averages through MPI: --distributed=mpi)");
         ok = false;
     }
     if (opts.output.empty()) {
@@ -380,6 +408,21 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
         }
     }
     const bool on_host = target == "host" || target == "cuda-emu";
+    std::string nccl_looked;
+    if (opts.distributed == "nccl" && on_host) {  // the target detected: no GPU listed
+        diag.error("--distributed=nccl averages the gradients in GPU memory: it needs --target=cuda, and this "
+                   "build is for " +
+                   target + " (a host build averages through MPI: --distributed=mpi)");
+        remove_dir(tmpdir, temp_files);
+        return 1;
+    }
+    if (opts.distributed == "nccl" && find_nccl_header(find_nvcc(), &nccl_looked).empty()) {
+        diag.error("--distributed=nccl needs NCCL, and nccl.h is in none of " + nccl_looked +
+                   ": install NCCL (NVIDIA's libnccl-dev, or the CUDA toolkit's nccl component) or use "
+                   "--distributed=mpi");
+        remove_dir(tmpdir, temp_files);
+        return 1;
+    }
     std::string olevel = "-O" + std::to_string(opts.opt_level >= 0 ? opts.opt_level : on_host ? 3 : 2);
     std::vector<std::string> argv;
     std::string tool_name;
@@ -388,12 +431,12 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
         std::vector<std::string> libs;
         argv = host_command(opts, olevel, &libs);
         std::vector<std::string> rt_inputs;
-        const bool mpi = opts.distributed == "mpi";
+        const bool mpi = !opts.distributed.empty();
         // This command compiles the MPI layer: the standalone source holds it, or no object of it.
         bool mpi_in_command = mpi && opts.standalone;
         if (!opts.standalone) {  // else the runtime is inside the source
             rt_inputs = runtime_objects(argv, host_runtime_sources(rt), rt, opts.cache_dir, tmpdir);
-            if (mpi) mpi_in_command = add_mpi_layer(argv, false, opts, rt, tmpdir, &rt_inputs);
+            if (mpi) mpi_in_command = add_dist_layers(argv, false, opts, rt, tmpdir, &rt_inputs);
             // The program calls the runtime headers' largest functions in rt/trl_outlined.cpp
             // (TRL_OUTLINED, runtime/trl_dd.h) instead of compiling its own copies.
             argv.push_back("-DTRL_RT_OUTLINED");
@@ -437,13 +480,14 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
         });
         argv.push_back("-gencode");
         argv.push_back("arch=compute_" + top.substr(3) + ",code=compute_" + top.substr(3));
-        const bool mpi = opts.distributed == "mpi";
-        // This command compiles the MPI layer: the standalone source holds it, or no object of it.
+        const bool mpi = !opts.distributed.empty();
+        // This command compiles the process-group layers: the standalone source holds them, or
+        // no object of them.
         bool mpi_in_command = mpi && opts.standalone;
         if (!opts.standalone) {  // else the runtime is inside the source
             std::vector<std::string> rt_inputs =
                 runtime_objects(argv, cuda_runtime_sources(rt), rt, opts.cache_dir, tmpdir);
-            if (mpi) mpi_in_command = add_mpi_layer(argv, true, opts, rt, tmpdir, &rt_inputs);
+            if (mpi) mpi_in_command = add_dist_layers(argv, true, opts, rt, tmpdir, &rt_inputs);
             argv.push_back(cu);
             argv.insert(argv.end(), rt_inputs.begin(), rt_inputs.end());
         } else {
@@ -458,6 +502,7 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
             for (const std::string &a : mpi_compile_flags(true)) argv.push_back(a);
         if (mpi)
             for (const std::string &a : mpi_link_flags(true)) argv.push_back(a);
+        if (opts.distributed == "nccl") argv.push_back("-lnccl");  // the toolkit's, or the system's
         for (const std::string &s : {std::string("-lcublas"), std::string("-o"), opts.output}) argv.push_back(s);
     }
     ToolRun r = run_tool(argv, tmpdir + "/tool-output.txt");

@@ -33,7 +33,8 @@ struct BuildOptions {
     std::string source_path;
     /** --distributed=mpi: also compile runtime/rt/trl_dist_mpi.cpp (the trl_dist_layer of
      *  runtime/trl_rt.h) with the MPI flags CMake's FindMPI found when trlc was configured,
-     *  and link MPI; "" none (the program depends on no MPI). */
+     *  and link MPI; nccl (--target=cuda only): runtime/rt/trl_dist_nccl.cpp too, and -lnccl;
+     *  "" none (the program depends on no MPI). */
     std::string distributed;
 };
 

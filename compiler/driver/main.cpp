@@ -177,8 +177,9 @@ int main(int argc, char **argv) {
                    "is configured): launch it as N ranks with `mpirun -np N ./prog`; every rank steps "
                    "its own environments (random streams keyed by the rank), the gradients of every "
                    "grad(...) are averaged over the ranks, so the parameters stay identical, and rank 0 "
-                   "writes the log and the saved files.  See dsl/README.md section 7.12.  nccl: not "
-                   "built yet")
+                   "writes the log and the saved files.  nccl (--target=cuda): the gradients' mean by "
+                   "NCCL in GPU memory (one GPU per rank: the node-local rank's), the rest through "
+                   "MPI.  See dsl/README.md section 7.12")
         ->check(CLI::IsMember({"mpi", "nccl"}));
     app.add_option("--ranks", opts.ranks,
                    "with --interpret: run the program as N data-parallel ranks in one process, as a "
@@ -247,15 +248,11 @@ int main(int argc, char **argv) {
     opts.dead_points = !no_dead_points;
     opts.cse = !no_cse;
     if (app.count("--interpret") && opts.interpret.empty()) opts.interpret = "pointwise";
-    if ((opts.ranks > 0 && !app.count("--interpret")) || opts.distributed == "nccl") {
+    if (opts.ranks > 0 && !app.count("--interpret")) {
         trlc::SourceManager sm;
         trlc::Diagnostics diag(sm, std::cerr);
-        if (opts.ranks > 0 && !app.count("--interpret"))
-            diag.error("--ranks needs --interpret (it runs N ranks in the interpreter; a program built with "
-                       "--distributed=mpi runs as N ranks under mpirun -np N)");
-        else
-            diag.error("--distributed=nccl is not built yet; use --distributed=mpi (the CUDA build then averages "
-                       "through host memory)");
+        diag.error("--ranks needs --interpret (it runs N ranks in the interpreter; a program built with "
+                   "--distributed=mpi runs as N ranks under mpirun -np N)");
         return 1;
     }
     return trlc::run_driver(opts);

@@ -194,6 +194,7 @@ int fusion_stage(PipelineState &s) {  // consecutive statements → one kernel
 int codegen_stage(PipelineState &s) {
     SourceOptions source_opts;
     source_opts.standalone = s.opts.standalone;
+    if (!s.opts.distributed.empty()) source_opts.dist_layer = s.opts.distributed;
     try {
         if (s.opts.emit == "library" && s.plan.host_bytes > 0) {
             // The host arena is a static array of the generated source (trlg_swap): one per
@@ -518,6 +519,7 @@ PipelineState::PipelineState(const DriverOptions &o, SourceManager &s, Diagnosti
     // is generated at its first product) and computes what --interpret computes.
     codegen.blas = o.blas && o.emit != "library";
     codegen.row_split = o.row_split;
+    if (!o.distributed.empty()) codegen.dist_layer = o.distributed;
 }
 
 const std::vector<Stage> &pipeline_stages() { return kStages; }

@@ -38,6 +38,9 @@ bool check_externs(const ir::Program &prog, SourceManager &sm, const std::vector
 struct SourceOptions {
     bool standalone = false;  // inline the runtime (headers and implementation) and headers
     bool format = true;       // libFormat (format_source)
+    /** A distributed program's process-group layer (--distributed=mpi|nccl): a standalone
+     *  source inlines runtime/rt/trl_dist_mpi.cpp, and for nccl trl_dist_nccl.cpp too. */
+    std::string dist_layer = "mpi";
 };
 
 /** "source" from emit_cuda with the extern headers #included (absolute paths) after the

@@ -123,14 +123,17 @@ std::string add_extern_includes(const std::string &source, const ir::Program &pr
     return source.substr(0, at) + "\n" + lines + source.substr(at);
 }
 
-/** "mpi": a --distributed=mpi program, whose source also holds the MPI layer. */
-std::string standalone(const std::string &source, const std::string &runtime, bool mpi) {
+/** "mpi": a --distributed program, whose source also holds the MPI layer, and the NCCL layer
+ *  when "nccl" (--distributed=nccl: its CUDA build; a host compiler skips it). */
+std::string standalone(const std::string &source, const std::string &runtime, bool mpi, bool nccl) {
     Inliner inl(runtime);
     std::string body = inl.expand(source, runtime);
     std::string out = "// Standalone (trlc --standalone): the runtime is inlined below; build with\n"
                       "//   c++ -std=c++17 -O2 -fopenmp -ffp-contract=off -x c++ THIS -lopenblas -o prog\n"
                       "//   nvcc -std=c++17 -O2 -fmad=false -x cu THIS -lcublas -o prog\n";
-    if (mpi) out += "// and MPI's flags (--distributed=mpi): $(mpicxx --showme:compile) and $(mpicxx --showme:link)\n";
+    if (mpi)
+        out += std::string("// and MPI's flags (--distributed=") + (nccl ? "nccl" : "mpi") +
+               "): $(mpicxx --showme:compile) and $(mpicxx --showme:link)" + (nccl ? ", and -lnccl" : "") + "\n";
     out += body;
     out += "\n// ==== The runtime's implementation (runtime/) "
            "===============================================\n";
@@ -146,6 +149,9 @@ std::string standalone(const std::string &source, const std::string &runtime, bo
     out += inl.file(runtime + "/rt/trl_profile.cpp", "rt/trl_profile.cpp");
     out += inl.file(runtime + "/rt/trl_dist.cpp", "rt/trl_dist.cpp");
     if (mpi) out += inl.file(runtime + "/rt/trl_dist_mpi.cpp", "rt/trl_dist_mpi.cpp");
+    if (nccl)
+        out += "#if defined(__CUDACC__)\n" + inl.file(runtime + "/rt/trl_dist_nccl.cpp", "rt/trl_dist_nccl.cpp") +
+               "#endif\n";
     out += inl.file(runtime + "/trl_npy.cpp", "trl_npy.cpp");
     out += inl.file(runtime + "/trl_json.cpp", "trl_json.cpp");
     return out;
@@ -178,7 +184,7 @@ std::string finish_source(const std::string &source, const ir::Program &prog, co
     if (opts.format) s = format_source(s);
     if (opts.standalone) {
         std::string runtime = runtime_dir();
-        s = standalone(s, runtime, prog.distributed);
+        s = standalone(s, runtime, prog.distributed, prog.distributed && opts.dist_layer == "nccl");
     }
     return s;
 }

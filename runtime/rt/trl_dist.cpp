@@ -164,6 +164,12 @@ int trl_allreduce_mean(trl_ctx *ctx, int dtype, int count, void *const *data, co
     if (++ctx->allreduces % trl_rt::kExchangeEvery == 0 && (rc = trl_rt::dist_exchange(ctx)) != TRL_OK) return rc;
     if (dtype != TRL_F32 && dtype != TRL_F64)
         return trl_rt::set_error(ctx, TRL_EINTERNAL, "trl_allreduce_mean of a dtype other than f32, f64");
+    if (ctx->dist->allreduce_mean_device && !trl_rt::device_memory_is_host()) {  // NCCL: on the device
+        for (int j = 0; j < count; ++j)
+            if (ctx->dist->allreduce_mean_device(data[j], n[j], dtype, nullptr) != 0)
+                return trl_rt::layer_error(ctx, "averaging a gradient over the ranks");
+        return TRL_OK;
+    }
     const size_t esz = dtype == TRL_F32 ? 4 : 8;
     size_t total = 0;
     for (int j = 0; j < count; ++j) total += static_cast<size_t>(n[j]);

@@ -218,4 +218,5 @@ extern "C" const trl_dist_layer trl_dist_mpi = {
     trl_dist_mpi_impl::mpi_error,
     trl_dist_mpi_impl::mpi_finalize,
     trl_dist_mpi_impl::mpi_abort,
+    nullptr,  // allreduce_mean_device: host memory only (trl_allreduce_mean's ordered mean)
 };

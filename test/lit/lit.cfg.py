@@ -25,6 +25,13 @@ config.substitutions.append(("%runtime", os.path.join(config.trlc_src_root, "run
 import shutil
 if shutil.which("nvcc"):
     config.available_features.add("nvcc")  # compile-only: no test runs a GPU
+    # NCCL (trlc --distributed=nccl): nccl.h where trlc looks for it (driver/build_program.cpp,
+    # find_nccl_header): the toolkit of nvcc, then the system's include directories.
+    toolkit = os.path.dirname(os.path.dirname(os.path.realpath(shutil.which("nvcc"))))
+    if any(os.path.exists(os.path.join(d, "nccl.h")) for d in
+           [os.path.join(toolkit, "include"), os.path.join(toolkit, "targets", "x86_64-linux", "include"),
+            "/usr/local/cuda/include", "/usr/include", "/usr/local/include"]):
+        config.available_features.add("nccl")
 
 # Data-parallel programs (trlc --distributed=mpi): "REQUIRES: mpi" and `%mpirun -np N PROG`
 # (mpiexec with --oversubscribe for Open MPI: more ranks than cores), when trlc was configured
