@@ -24,6 +24,16 @@
 // Written to FILE.tmp, fsync'd, renamed over FILE (a crash leaves the previous checkpoint), after
 // the log was flushed and fsync'd (so the log holds at least "log length" bytes).
 //
+// Data-parallel runs (--distributed, dsl/README.md §7.12): the ranks checkpoint together when
+// rank 0's is due (its flag allgathered each iteration), after every rank's records reached rank
+// 0 (dist_exchange); each rank's checkpoint above (its own arena: environments, rollout; rank
+// 0's also the log's state) reaches rank 0 by the layer's gather, which writes one file:
+//   "TRLCKPTR", u32 ranks, per rank { u64 parameter digest so far, u8 has digest, u64 n, the
+//   rank's checkpoint (n bytes, with its own checksum) }, u64 FNV-1a 64 of every byte before it.
+// Every rank reads the file (one machine, or a shared file system) and takes its part; the ranks
+// then compare what they found (allgather), so that they all resume the same iteration or all
+// start over, and a file of another number of ranks is refused.
+//
 // Resume: trl_init reads and checks FILE (a checksum, the hash, seed and bounds; a mismatch or a
 // truncated file is an error naming the file, exit 1), opens the log without truncating it and
 // cuts it to the checkpoint's length.  run_program runs what comes before the outermost loop
@@ -36,6 +46,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -45,6 +56,7 @@
 namespace {
 
 const char kCkptMagic[8] = {'T', 'R', 'L', 'C', 'K', 'P', 'T', '\3'};
+const char kCkptRanksMagic[8] = {'T', 'R', 'L', 'C', 'K', 'P', 'T', 'R'};  // a data-parallel run's
 
 uint64_t ckpt_hash(const char *p, size_t n, uint64_t h = 1469598103934665603ULL) {
     for (size_t i = 0; i < n; ++i) h = (h ^ static_cast<unsigned char>(p[i])) * 1099511628211ULL;
@@ -110,8 +122,15 @@ std::vector<std::pair<uint64_t, uint64_t>> ckpt_ranges(const trl_ctx *ctx) {
     return r;
 }
 
+// A rank > 0 of a data-parallel run keeps its message while the ranks read the checkpoint: the
+// ranks usually fail alike (one file), and then rank 0's message says it once (checkpoint_load).
+std::string g_rank_message;
+
 int ckpt_fail(trl_ctx *ctx, const std::string &message) {
-    std::fprintf(stderr, "%s: error: %s\n", ctx->prog.c_str(), message.c_str());
+    if (ctx->dist && ctx->rank > 0 && ctx->reading_checkpoint)
+        g_rank_message = message;
+    else
+        std::fprintf(stderr, "%s: error: %s\n", ctx->prog.c_str(), message.c_str());
     return TRL_EIO;
 }
 
@@ -119,17 +138,11 @@ int ckpt_fail(trl_ctx *ctx, const std::string &message) {
 
 namespace trl_rt {
 
-int checkpoint_load(trl_ctx *ctx) {
-    const std::string &path = ctx->checkpoint_path;
-    std::string data;
-    struct stat st;
-    if (stat(path.c_str(), &st) != 0) {
-        if (errno == ENOENT) return TRL_OK;  // nothing to resume: start from the beginning
-        return ckpt_fail(ctx, "cannot read the checkpoint '" + path + "': " + std::strerror(errno));
-    }
-    if (!ckpt_read_file(path, &data))
-        return ckpt_fail(ctx, "cannot read the checkpoint '" + path + "': " + std::strerror(errno));
-    const std::string what = "the checkpoint '" + path + "'";
+namespace {
+
+/** One process's checkpoint "data" (the format above, checksum included) into ctx->resume;
+ *  "what" names it in messages. */
+int checkpoint_parse(trl_ctx *ctx, const std::string &data, const std::string &what) {
     if (data.size() < sizeof kCkptMagic + 8 || std::memcmp(data.data(), kCkptMagic, sizeof kCkptMagic) != 0)
         return ckpt_fail(ctx, what + " is not a checkpoint of a trlc program (or of an older format)");
     uint64_t sum;
@@ -196,8 +209,95 @@ int checkpoint_load(trl_ctx *ctx) {
     return TRL_OK;
 }
 
+/** A data-parallel run's file "data" (kCkptRanksMagic): this rank's part into ctx->resume. */
+int checkpoint_parse_ranks(trl_ctx *ctx, const std::string &data, const std::string &what) {
+    uint64_t sum = 0;
+    if (data.size() >= sizeof kCkptRanksMagic + 12) std::memcpy(&sum, data.data() + data.size() - 8, 8);
+    if (data.size() < sizeof kCkptRanksMagic + 12 || ckpt_hash(data.data(), data.size() - 8) != sum)
+        return ckpt_fail(ctx,
+                         what + " is truncated or corrupted (its checksum does not match); delete it to start over");
+    CkptReader r{data, sizeof kCkptRanksMagic};
+    const uint32_t ranks = r.get<uint32_t>();
+    if (ranks != static_cast<uint32_t>(ctx->world))
+        return ckpt_fail(ctx, what + " was written by " + std::to_string(ranks) + " ranks, and this run has " +
+                                  std::to_string(ctx->world) + ": resume it with mpirun -np " + std::to_string(ranks));
+    for (uint32_t k = 0; k < ranks && r.ok; ++k) {
+        const uint64_t digest = r.get<uint64_t>();
+        const uint8_t has = r.get<uint8_t>();
+        const std::string part = r.get_bytes(r.get<uint64_t>());
+        if (!r.ok) break;
+        if (k != static_cast<uint32_t>(ctx->rank)) continue;
+        ctx->digest = digest;
+        ctx->has_digest = has != 0;
+        int rc = checkpoint_parse(ctx, part, what + " (rank " + std::to_string(k) + "'s part)");
+        if (rc != TRL_OK) return rc;
+    }
+    if (!r.ok || r.at != data.size() - 8) return ckpt_fail(ctx, what + " is malformed");
+    return TRL_OK;
+}
+
+/** checkpoint_load's file reading and parsing on this rank (no file: nothing to resume). */
+int checkpoint_read(trl_ctx *ctx) {
+    const std::string &path = ctx->checkpoint_path;
+    std::string data;
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0) {
+        if (errno == ENOENT) return TRL_OK;  // nothing to resume: start from the beginning
+        return ckpt_fail(ctx, "cannot read the checkpoint '" + path + "': " + std::strerror(errno));
+    }
+    if (!ckpt_read_file(path, &data))
+        return ckpt_fail(ctx, "cannot read the checkpoint '" + path + "': " + std::strerror(errno));
+    const std::string what = "the checkpoint '" + path + "'";
+    const bool ranks_file =
+        data.size() >= sizeof kCkptRanksMagic && std::memcmp(data.data(), kCkptRanksMagic, sizeof kCkptRanksMagic) == 0;
+    if (ranks_file && !ctx->dist)
+        return ckpt_fail(ctx, what + " was written by a data-parallel run (--distributed): resume it with that "
+                                     "program under mpirun");
+    if (!ranks_file && ctx->dist &&
+        !(data.size() < sizeof kCkptMagic || std::memcmp(data.data(), kCkptMagic, sizeof kCkptMagic) != 0))
+        return ckpt_fail(ctx, what + " was written by one process, not by the ranks of a data-parallel run");
+    return ranks_file ? checkpoint_parse_ranks(ctx, data, what) : checkpoint_parse(ctx, data, what);
+}
+
+}  // namespace
+
+int checkpoint_load(trl_ctx *ctx) {
+    ctx->reading_checkpoint = true;
+    int rc = checkpoint_read(ctx);
+    ctx->reading_checkpoint = false;
+    if (!ctx->dist || ctx->world == 1) return rc;
+    // The ranks compare what they found: all resume the same iteration, or all start over.
+    struct State {
+        long long iteration;
+        int status;  // 0 nothing to resume, 1 resumed, 2 failed (the message: below)
+        int pad;
+    } mine{ctx->resume.valid ? ctx->resume.iteration : -1, rc != TRL_OK ? 2 : ctx->resume.valid ? 1 : 0, 0};
+    std::vector<State> all(ctx->world);
+    if (ctx->dist->allgather(&mine, sizeof mine, all.data()) != 0) {
+        std::fprintf(stderr, "%s: error: rank %d: %s\n", ctx->prog.c_str(), ctx->rank, ctx->dist->error());
+        ctx->dist->abort(2);
+    }
+    std::string failed, differ;
+    for (int r = 0; r < ctx->world; ++r) {
+        if (all[r].status == 2) failed += (failed.empty() ? "" : ", ") + std::to_string(r);
+        if (all[r].status != all[0].status || all[r].iteration != all[0].iteration)
+            differ += (differ.empty() ? "" : ", ") + std::to_string(r);
+    }
+    if (failed.empty() && differ.empty()) return TRL_OK;
+    if (rc != TRL_OK && ctx->rank > 0 && all[0].status != 2)  // rank 0 read it: this rank's own failure
+        std::fprintf(stderr, "%s: error: rank %d: %s\n", ctx->prog.c_str(), ctx->rank, g_rank_message.c_str());
+    if (ctx->rank == 0 && failed.empty())
+        ckpt_fail(ctx, "the ranks found different checkpoints at '" + ctx->checkpoint_path + "' (rank " + differ +
+                           " differs from rank 0): every rank must read the same file (one machine, or a shared "
+                           "file system)");
+    else if (ctx->rank == 0 && rc == TRL_OK)
+        ckpt_fail(ctx, "rank " + failed + " could not resume from the checkpoint '" + ctx->checkpoint_path + "'");
+    ctx->dist->finalize();
+    return TRL_EIO;
+}
+
 int checkpoint_open_log(trl_ctx *ctx) {
-    if (!ctx->resume.valid || ctx->log_path.empty()) return TRL_OK;
+    if (!ctx->resume.valid || ctx->log_path.empty() || ctx->rank != 0) return TRL_OK;  // rank 0 writes the log
     FILE *f = std::fopen(ctx->log_path.c_str(), "r+");
     if (!f) return ckpt_fail(ctx, "cannot reopen the log '" + ctx->log_path + "' to resume: " + std::strerror(errno));
     struct stat st;
@@ -243,7 +343,7 @@ int trl_checkpoint_resume(trl_ctx *ctx, long long *first, long long step) {
     ctx->pending = std::move(res.pending);
     ctx->iterations_done = res.iterations_done;
     *first = res.iteration + step;
-    if (!ctx->quiet)
+    if (!ctx->quiet && ctx->rank == 0)
         std::fprintf(stderr, "%s: resuming from the checkpoint '%s' after iteration %lld of the outermost loop\n",
                      ctx->prog.c_str(), ctx->checkpoint_path.c_str(), res.iteration);
     res = trl_rt::Resume{};  // the arena copy is not needed any more
@@ -261,12 +361,21 @@ int trl_checkpoint_iteration(trl_ctx *ctx, long long iteration) {
     if (ctx->checkpoint_path.empty()) return TRL_OK;
     ++ctx->iterations_done;
     const double now = trl_now_seconds();
-    const bool due = ctx->checkpoint_every > 0 ? ctx->iterations_done % ctx->checkpoint_every == 0
-                                               : now - ctx->last_checkpoint >= 60.0;
+    bool due = ctx->checkpoint_every > 0 ? ctx->iterations_done % ctx->checkpoint_every == 0
+                                         : now - ctx->last_checkpoint >= 60.0;
+    if (ctx->dist && ctx->world > 1) {  // rank 0's clock decides for every rank
+        std::vector<char> all(ctx->world);
+        const char mine = due;
+        if (ctx->dist->allgather(&mine, 1, all.data()) != 0)
+            return trl_rt::set_error(ctx, TRL_EDEVICE, std::string("agreeing on a checkpoint: ") + ctx->dist->error());
+        due = all[0] != 0;
+    }
     if (!due) return TRL_OK;
     ctx->last_checkpoint = now;
     int rc = trl_synchronize(ctx);
     if (rc != TRL_OK) return rc;
+    // Every rank's records reach rank 0 first: its log and reorder buffer then hold them all.
+    if (ctx->dist && (rc = trl_rt::dist_exchange(ctx)) != TRL_OK) return rc;
     // The log first: what the checkpoint says was written must be on disk before it.
     if (std::fflush(ctx->out) != 0)
         return trl_rt::set_error(ctx, TRL_EIO, "cannot write the emit records before a checkpoint");
@@ -317,6 +426,27 @@ int trl_checkpoint_iteration(trl_ctx *ctx, long long iteration) {
     }
     if (ctx->checkpoint_host_bytes) w.put_bytes(ctx->checkpoint_host, ctx->checkpoint_host_bytes);
     w.put<uint64_t>(ckpt_hash(w.bytes.data(), w.bytes.size()));
+    if (ctx->dist) {  // one file of every rank's part, written by rank 0
+        CkptWriter part;
+        part.put<uint64_t>(ctx->digest);
+        part.put<uint8_t>(ctx->has_digest ? 1 : 0);
+        part.put<uint64_t>(w.bytes.size());
+        part.put_bytes(w.bytes.data(), w.bytes.size());
+        std::vector<unsigned long long> sizes(ctx->world, 0);
+        void *recv = nullptr;
+        if (ctx->dist->gather(part.bytes.data(), part.bytes.size(), sizes.data(), &recv) != 0)
+            return trl_rt::set_error(ctx, TRL_EDEVICE,
+                                     std::string("sending a checkpoint to rank 0: ") + ctx->dist->error());
+        if (ctx->rank != 0) return TRL_OK;
+        unsigned long long total = 0;
+        for (unsigned long long n : sizes) total += n;
+        w = CkptWriter{};
+        w.put_bytes(kCkptRanksMagic, sizeof kCkptRanksMagic);
+        w.put<uint32_t>(static_cast<uint32_t>(ctx->world));
+        w.put_bytes(recv, total);
+        std::free(recv);
+        w.put<uint64_t>(ckpt_hash(w.bytes.data(), w.bytes.size()));
+    }
     const std::string tmp = ctx->checkpoint_path + ".tmp";
     int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0)

@@ -407,9 +407,6 @@ int trl_init(trl_ctx **out, const trl_program_info *info, int argc, char **argv)
     if (ctx->checkpoint_path.empty() && (ctx->resume_requested || ctx->checkpoint_every > 0))
         return usage(std::string(ctx->resume_requested ? "--resume" : "--checkpoint-every") +
                      " needs --checkpoint FILE");
-    if (!ctx->checkpoint_path.empty() && ctx->dist)
-        return usage("--checkpoint: a data-parallel program (--distributed) cannot checkpoint yet (each rank "
-                     "would need its own file)");
     if (!ctx->checkpoint_path.empty() && !info->checkpoint_loop)
         return usage("--checkpoint: this program has no loop to checkpoint (it runs its statements once)");
     if (!ctx->checkpoint_path.empty() && info->num_streams > 0 && ctx->log_path.empty())

@@ -92,6 +92,7 @@ struct trl_ctx {
     unsigned long long digest = trl::kFnv64Offset;
     bool has_digest = false;
     long long allreduces = 0;                // trl_allreduce_mean calls so far
+    bool reading_checkpoint = false;         // checkpoint_load reading the file (trl_checkpoint.cpp)
     std::vector<char> dist_send, dist_recv;  // trl_allreduce_mean's packed leaves, every rank's
 };
 
