@@ -10,7 +10,10 @@ which continues after the last checkpoint written (the resumed arena starts as 0
 value the checkpoint misses shows): its log and saved files (those written again after the
 checkpoint, the others kept from the first run) must be the plain run's; about a third of the builds are `--target=cuda-emu`
 instead: the CUDA program's kernels as the device runs them, each grid thread a task in shuffled
-order, with device frames and error checks); every run may get `--seed S`,
+order, with device frames and error checks); about a fifth of the host builds that ran like the
+interpreter are also built with `--distributed=mpi` and run as 2 ranks (`mpirun -np 2`, when
+Open MPI is installed), whose records and saved files must be `--interpret --ranks 2`'s (with a
+checkpoint and a resume of the 2 ranks where the program has a loop to checkpoint); every run may get `--seed S`,
 `--incrementalize-min-bytes=0` (running sums on small programs) and `-D T=<larger>`;
 all must print the same bytes on stdout, write the same files (saves) and exit the same way.
 
@@ -29,7 +32,7 @@ checks reject (exit 1 from `trlc p.trl`) are counted and skipped.
 
 Usage: diff_fuzz.py [--seconds S | --count N] [--seed-start K] [--jobs J] [--host-every M]
                     [--trlc PATH] [--findings DIR] [--work DIR] [--no-cxx-cache] [--no-host]
-                    [--keep]
+                    [--keep] [--dist-fraction F]
   --seed-start  first seed (default: from the clock, printed); seeds go K, K+1, ...
   --host-every  build and run the host program for every M-th program only (default 1)
 A finding is rerun by hand with `gen_trl.py --seed N > p.trl` and the commands in its folder."""
@@ -127,7 +130,11 @@ class Fuzzer:
         self.lock = threading.Lock()
         self.stats = {"programs": 0, "rejected": 0, "runtime_error": 0, "host_built": 0, "emu_built": 0,
                       "findings": 0, "lines": 0, "runtime_bound_runs": 0, "resumed_runs": 0,
-                      "driver_errors": 0}
+                      "driver_errors": 0, "dist_runs": 0}
+        self.mpirun = shutil.which("mpirun")
+        if self.mpirun:  # Open MPI refuses root without these
+            os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
+            os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
         self.reject_reasons = {}
         self.env = dict(os.environ)
         if not a.no_cxx_cache:
@@ -275,19 +282,67 @@ class Fuzzer:
                                    f"({sorted(r[3])} vs {sorted(ref[3])})", logs)
         with self.lock:
             self.stats["lines"] += ref[1].count(b"\n")
+        if rng_choice["dist"] and self.mpirun:
+            why = self.dist_check(step, src, flags, d, rng_choice)
+            if why:
+                return self.record(seed, d, why, logs)
         return self.cleanup(d)
 
-    def resume_check(self, step, exe, run_flags, rd, ref, every):
+    def dist_check(self, step, src, flags, d, rng_choice):
+        """The program as 2 data-parallel ranks (dsl/README.md §7.12): `--interpret --ranks 2`
+        against the host build with --distributed=mpi under `mpirun -np 2`, records and saved
+        files byte for byte; then a checkpoint and resume of the 2 ranks where the program has
+        a loop to checkpoint.  Returns a finding or None."""
+        a = self.a
+        rd = os.path.join(d, "ranks2")
+        rc, out, err = step("interpret-ranks2", [self.trlc, src, "--interpret", "--ranks", "2"] + flags, rd, a.timeout)
+        crash = is_crash(rc, err)
+        if crash:
+            return f"interpret --ranks 2: {crash}"
+        if rc != 0:  # a run-time error: the ranks' builds are not compared
+            return None
+        ref = (rc, out, files_of(rd))
+        exe = os.path.join(d, "dist", "p")
+        os.makedirs(os.path.dirname(exe), exist_ok=True)
+        rc, out, err = step("dist-build", [self.trlc, src, "-o", exe, "--target=host", "-fno-blas", "--distributed=mpi",
+                                           rng_choice["opt"]] + flags + rng_choice["build_flags"], d,
+                            a.build_timeout, self.env)
+        crash = is_crash(rc, err)
+        if crash or rc != 0:
+            return f"--distributed=mpi build: {crash or f'exit {rc}: {error_text(err)}'}"
+        launch = [self.mpirun, "--oversubscribe", "-np", "2"]
+        run_flags = ["--quiet"]
+        if "--seed" in flags:
+            run_flags += ["--seed", flags[flags.index("--seed") + 1]]
+        rc, out, err = step("dist", launch + [exe] + run_flags, os.path.join(d, "dist"), a.timeout)
+        if rc != 0:
+            return f"mpirun -np 2 of the --distributed=mpi build: exit {rc}: {error_text(err)}"
+        if out != ref[1]:
+            return f"mpirun -np 2: stdout differs from --interpret --ranks 2, {first_diff(ref[1], out)}"
+        if files_of(os.path.join(d, "dist")) != ref[2]:
+            return "mpirun -np 2: saved files differ from --interpret --ranks 2's"
+        with self.lock:
+            self.stats["dist_runs"] += 1
+        rc, hout, herr = step("dist-help", [exe, "--help"], os.path.join(d, "dist"), a.timeout)
+        if rc == 0 and b"--checkpoint FILE" in hout:
+            return self.resume_check(step, exe, run_flags, os.path.join(d, "dist-resume"), (0, ref[1], b"", ref[2]),
+                                     rng_choice["ckpt_every"], launch)
+        return None
+
+    def resume_check(self, step, exe, run_flags, rd, ref, every, launch=()):
         """A run writing checkpoints every "every" iterations, then a run resuming the last one:
-        the log and the saved files must be the plain run's ("ref").  Returns a finding or None."""
+        the log and the saved files must be the plain run's ("ref").  "launch": the command that
+        starts the program (mpirun -np 2 for the ranks of a --distributed build).  Returns a
+        finding or None."""
         ck = ["--log", "l.jsonl", "--checkpoint", "ck.bin"]
-        rc, out, err = step("checkpoint", [exe] + run_flags + ck + ["--checkpoint-every", str(every)], rd,
+        exe = list(launch) + [exe]
+        rc, out, err = step("checkpoint", exe + run_flags + ck + ["--checkpoint-every", str(every)], rd,
                             self.a.timeout)
         bad = self.host_failure(rc, err)
         if bad or rc != 0:
             return f"host program --checkpoint-every {every}: {bad or f'exit {rc}: {error_text(err)}'}"
         # Saved files stay: one written in an iteration the checkpoint holds is not written again.
-        rc, out, err = step("resume", [exe] + run_flags + ck + ["--resume"], rd, self.a.timeout)
+        rc, out, err = step("resume", exe + run_flags + ck + ["--resume"], rd, self.a.timeout)
         bad = self.host_failure(rc, err)
         if bad or rc != 0:
             return f"host program --resume: {bad or f'exit {rc}: {error_text(err)}'}"
@@ -327,7 +382,8 @@ class Fuzzer:
                 "flags": flags, "bigger_t": r.choice([1, 2, 5]) if r.random() < 0.15 else 0,
                 "build_flags": [f for f, p in (("-fno-fuse", 0.2), ("-fno-vectorize", 0.2))
                                 if r.random() < p],
-                "bound_delta": r.choice([-1, 1, 2, 5]), "ckpt_every": r.choice([1, 2, 3, 5])}
+                "bound_delta": r.choice([-1, 1, 2, 5]), "ckpt_every": r.choice([1, 2, 3, 5]),
+                "dist": host and r.random() < self.a.dist_fraction}
 
 
 def main():
@@ -345,6 +401,8 @@ def main():
     ap.add_argument("--build-timeout", type=float, default=600)
     ap.add_argument("--no-cxx-cache", action="store_true")
     ap.add_argument("--no-host", action="store_true", help="interpreters only, no host builds")
+    ap.add_argument("--dist-fraction", type=float, default=0.2,
+                    help="share of the host builds also run as 2 ranks (--distributed=mpi, mpirun -np 2)")
     ap.add_argument("--keep", action="store_true", help="keep every program's folder")
     a = ap.parse_args()
     if a.seconds is None and a.count is None:
@@ -389,7 +447,7 @@ def main():
           f"{s['rejected']} rejected by the checks ({100 * frac:.1f} %), "
           f"{s['runtime_error']} stopped by a run-time error, {s['host_built']} host builds ({s['emu_built']} cuda-emu), "
           f"{s['lines']} records compared, {s['runtime_bound_runs']} runs with --bound, "
-          f"{s['resumed_runs']} resumed from a checkpoint, "
+          f"{s['resumed_runs']} resumed from a checkpoint, {s['dist_runs']} runs as 2 ranks, "
           f"{s['findings']} findings", flush=True)
     for why, c in sorted(f.reject_reasons.items(), key=lambda x: -x[1])[:10]:
         print(f"  rejected {c}x: {why}")
