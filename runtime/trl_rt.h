@@ -480,8 +480,9 @@ int trl_checkpoint_host(trl_ctx *ctx, void *host, size_t bytes);
 
 /* Process exit code for a status: 0 for TRL_OK / TRL_EXIT_SUCCESS, 1 user errors, 2 others. */
 int trl_exit_code(int status);
-/* Flush and close logs, print "arena: N bytes, peak memory: M bytes" (unless --quiet), free
- * everything; returns the process exit code. */
+/* Flush and close logs, print "arena: N bytes, peak memory: M bytes (max resident set), run
+ * time: S s" (unless --quiet; S from the end of trl_init), free everything; returns the process
+ * exit code. */
 int trl_finish(trl_ctx *ctx);
 
 void *trl_arena(trl_ctx *ctx); /* device (or host) base of the arena */
