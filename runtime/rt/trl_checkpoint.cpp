@@ -58,9 +58,15 @@ namespace {
 const char kCkptMagic[8] = {'T', 'R', 'L', 'C', 'K', 'P', 'T', '\3'};
 const char kCkptRanksMagic[8] = {'T', 'R', 'L', 'C', 'K', 'P', 'T', 'R'};  // a data-parallel run's
 
-uint64_t ckpt_hash(const char *p, size_t n, uint64_t h = 1469598103934665603ULL) {
-    for (size_t i = 0; i < n; ++i) h = (h ^ static_cast<unsigned char>(p[i])) * 1099511628211ULL;
-    return h;
+/** The files' checksum: FNV-1a 64 (trl_random.h, the parameter digest's hash too). */
+uint64_t ckpt_hash(const char *p, size_t n) { return trl::fnv1a64(trl::kFnv64Offset, p, n); }
+
+/** Whether "data" ends in the checksum of the bytes before it. */
+bool ckpt_checksum_ok(const std::string &data) {
+    if (data.size() < 8) return false;
+    uint64_t sum;
+    std::memcpy(&sum, data.data() + data.size() - 8, 8);
+    return ckpt_hash(data.data(), data.size() - 8) == sum;
 }
 
 struct CkptWriter {
@@ -145,9 +151,7 @@ namespace {
 int checkpoint_parse(trl_ctx *ctx, const std::string &data, const std::string &what) {
     if (data.size() < sizeof kCkptMagic + 8 || std::memcmp(data.data(), kCkptMagic, sizeof kCkptMagic) != 0)
         return ckpt_fail(ctx, what + " is not a checkpoint of a trlc program (or of an older format)");
-    uint64_t sum;
-    std::memcpy(&sum, data.data() + data.size() - 8, 8);
-    if (ckpt_hash(data.data(), data.size() - 8) != sum)
+    if (!ckpt_checksum_ok(data))
         return ckpt_fail(ctx,
                          what + " is truncated or corrupted (its checksum does not match); delete it to start over");
     CkptReader r{data, sizeof kCkptMagic};
@@ -211,9 +215,7 @@ int checkpoint_parse(trl_ctx *ctx, const std::string &data, const std::string &w
 
 /** A data-parallel run's file "data" (kCkptRanksMagic): this rank's part into ctx->resume. */
 int checkpoint_parse_ranks(trl_ctx *ctx, const std::string &data, const std::string &what) {
-    uint64_t sum = 0;
-    if (data.size() >= sizeof kCkptRanksMagic + 12) std::memcpy(&sum, data.data() + data.size() - 8, 8);
-    if (data.size() < sizeof kCkptRanksMagic + 12 || ckpt_hash(data.data(), data.size() - 8) != sum)
+    if (data.size() < sizeof kCkptRanksMagic + 12 || !ckpt_checksum_ok(data))
         return ckpt_fail(ctx,
                          what + " is truncated or corrupted (its checksum does not match); delete it to start over");
     CkptReader r{data, sizeof kCkptRanksMagic};
