@@ -154,7 +154,7 @@ int checks_stage(PipelineState &s) {
 }
 
 int dead_points_stage(PipelineState &s) {  // only the points an output needs
-    restrict_to_needed_points(s.pdg);
+    restrict_to_needed_points(s.prog, s.vec.batch, s.pdg);
     return 0;
 }
 

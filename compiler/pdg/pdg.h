@@ -38,9 +38,12 @@ Pdg build_pdg(const ir::Program &prog, Diagnostics &diag);
 
 /** The dead-points pass (pdg/dead_points.cpp): every tensor equation's effective domain keeps
  *  only the points an emit or save needs, directly or through the tensors that read them (a
- *  cycle of tensors keeps all its points when any is needed; a tensor or cycle nothing else
- *  reads is kept whole); the reads' accesses follow.  Returns the number of equations restricted. */
-int restrict_to_needed_points(Pdg &g);
+ *  cycle of tensors keeps the points that outside reads, and its own kept points, need: an
+ *  unread tail of a recurrence inside each step of its outermost non-batch dim goes; a tensor
+ *  or cycle nothing else reads is kept whole); the reads' accesses follow.  "batch_dims" (per
+ *  Program dim, vectorize's) and "prog"'s bounds say which dims the trimming keeps whole.
+ *  Returns the number of equations restricted. */
+int restrict_to_needed_points(const ir::Program &prog, const std::vector<bool> &batch_dims, Pdg &g);
 
 /** --emit=pdg: sorted, stable text.  --emit=pdg-dot: Graphviz. */
 void print_pdg(const Pdg &g, std::ostream &out);
