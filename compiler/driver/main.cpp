@@ -182,8 +182,9 @@ int main(int argc, char **argv) {
                    "MPI.  See dsl/README.md section 7.12")
         ->check(CLI::IsMember({"mpi", "nccl"}));
     app.add_option("--ranks", opts.ranks,
-                   "with --interpret: run the program as N data-parallel ranks in one process, as a "
-                   "--distributed build runs under mpirun -np N (the same records and parameters)")
+                   "with --interpret (or --interpret=scheduled): run the program as N data-parallel "
+                   "ranks in one process, as a --distributed build runs under mpirun -np N (the same "
+                   "records and parameters)")
         ->check(CLI::Range(1, 1 << 20))
         ->type_name("N");
     app.add_option("--mem-budget", opts.mem_budget,

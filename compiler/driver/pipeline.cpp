@@ -258,10 +258,6 @@ int interpret_stage(PipelineState &s) {
     }
     if (!parse_inputs(s.opts.inputs, s.prog, &iopts.inputs, s.diag)) return 1;
     iopts.ranks = s.opts.ranks;
-    if (s.opts.ranks > 0 && s.opts.interpret == "scheduled") {
-        s.diag.error("--ranks runs in the point-wise interpreter only (--interpret, not --interpret=scheduled)");
-        return 1;
-    }
     if (s.opts.interpret == "scheduled") return interpret_scheduled(s.prog, s.sched, s.plan, iopts, s.diag);
     return interpret(s.prog, iopts, s.diag);
 }

@@ -27,15 +27,30 @@
 // twice, and an emit point that never ran.  Under --mem-budget the swaps move buffers (bytes and
 // owners) to a host arena and back around the runs of children the plan names, poisoning the
 // arena bytes meanwhile, so a plan that swaps out a buffer still read is caught as well.
+//
+// Ranks (`--interpret=scheduled --ranks N`, issue 21): N runs, one per rank, each with its
+// arena and its rank's streams, walk the same loop nest on threads of their own and meet at
+// every instance of an all-reduced tensor (passes/distribute.h), where each point's value is
+// the mean over the ranks as interp/ranks.h makes it (rank order, trl::rank_mean) before any
+// rank stores it.  Records are printed at the end as the point-wise interpreter prints them
+// (each point's records of rank 0, 1, …, with a "rank" field); rank 0 writes the saves and
+// every rank's replicated saves give the parameter digest.
+#include <pthread.h>
+
+#include <condition_variable>
 #include <cstring>
 #include <iostream>
+#include <mutex>
+#include <sstream>
 #include <unordered_map>
 
 #include "interp/eval.h"
 #include "interp/interpreter.h"
 #include "interp/outputs.h"
+#include "interp/ranks.h"
 #include "interp/run.h"
 #include "memory/memplan.h"
+#include "passes/distribute.h"
 #include "schedule/schedule.h"
 
 namespace trlc {
@@ -87,11 +102,74 @@ int64_t value_bytes(const ir::Type &t, const std::vector<int64_t> &p) {
     return interp::numel(shape_at(t, p)) * leaf_size(t.dtype);
 }
 
+/** Another rank failed: this one stops at its next meeting (its own error is the other's). */
+struct RankAborted {};
+
+/** Where the ranks' runs meet at an instance of an all-reduced statement: each deposits its
+ *  values of the instance's points (in point order) and gets the means once every rank has
+ *  deposited.  The ranks walk the same loop nest, so their n-th meetings are the same instance. */
+class RankMeeting {
+public:
+    explicit RankMeeting(int ranks) : ranks_(ranks), in_(static_cast<size_t>(ranks)) {}
+
+    std::vector<Value> mean(int rank, std::vector<Value> vals) {
+        std::unique_lock<std::mutex> lock(m_);
+        if (aborted_) throw RankAborted{};
+        in_[rank] = std::move(vals);
+        if (++arrived_ == ranks_) {
+            out_.clear();
+            for (size_t p = 0; p < in_[0].size(); ++p) {
+                std::vector<Value> vs;
+                for (int r = 0; r < ranks_; ++r) {
+                    if (in_[r].size() != in_[0].size())
+                        internal_error("scheduled interpreter: the ranks met at different statements", __FILE__,
+                                       __LINE__);
+                    vs.push_back(std::move(in_[r][p]));
+                }
+                out_.push_back(interp::rank_mean(vs));
+            }
+            arrived_ = 0;
+            ++generation_;
+            cv_.notify_all();
+            return out_;
+        }
+        const uint64_t g = generation_;
+        cv_.wait(lock, [&] { return generation_ != g || aborted_; });
+        if (generation_ == g) throw RankAborted{};
+        return out_;
+    }
+
+    void abort() {
+        std::lock_guard<std::mutex> lock(m_);
+        aborted_ = true;
+        cv_.notify_all();
+    }
+
+private:
+    std::mutex m_;
+    std::condition_variable cv_;
+    const int ranks_;
+    int arrived_ = 0;
+    uint64_t generation_ = 0;
+    bool aborted_ = false;
+    std::vector<std::vector<Value>> in_;
+    std::vector<Value> out_;
+};
+
 class ScheduledRun : public interp::PointSource {
 public:
+    /** "meeting": the ranks' meeting point (--ranks), with this run's "rank"; null alone. */
     ScheduledRun(const ir::Program &prog, const Schedule &sched, const MemPlan &plan, const InterpOptions &opts,
-                 std::ostream &out)
-        : prog_(prog), sched_(sched), plan_(plan), opts_(opts), out_(out), ev_(prog, opts.seed) {}
+                 std::ostream &out, int rank = 0, RankMeeting *meeting = nullptr)
+        : prog_(prog), sched_(sched), plan_(plan), opts_(opts), out_(out), ev_(prog, opts.seed, rank), rank_(rank),
+          meeting_(meeting) {}
+
+    /** With ranks: emit "e"'s record at row-major point "lin" ("" where its guard is false). */
+    const std::string &line(size_t e, size_t lin) const { return lines_.at(e).at(lin); }
+    /** With ranks: the `output` lines (Save index → JSON line) and the replicated saves' digest. */
+    const std::map<int, std::string> &output_lines() const { return output_lines_; }
+    uint64_t digest() const { return digest_; }
+    bool any_replicated_save() const { return replicated_saves_ > 0; }
 
     void run() {
         interp::load_all(ev_, prog_, opts_.inputs);
@@ -102,16 +180,22 @@ public:
         ev_.set_source(this);
         walk_root();
         flush_emits();
-        for (size_t e = 0; e < prog_.emits.size(); ++e)
-            if (emitted_[e] < static_cast<int64_t>(lines_[e].size()))
-                fault("emit \"" + prog_.emits[e].stream + "\" point " + std::to_string(emitted_[e]) +
+        for (size_t e = 0; e < prog_.emits.size(); ++e) {
+            int64_t first = emitted_[e];  // with ranks nothing was printed: the first not filled
+            if (meeting_)
+                for (first = 0; first < static_cast<int64_t>(filled_[e].size()) && filled_[e][first];) ++first;
+            if (first < static_cast<int64_t>(lines_[e].size()))
+                fault("emit \"" + prog_.emits[e].stream + "\" point " + std::to_string(first) +
                       " (row-major) never ran in the schedule");
+        }
+        if (meeting_) return;  // interpret_scheduled prints the ranks' records and outputs
         for (const auto &[k, line] : output_lines_) out_ << line;  // outputs, in program order
         out_.flush();
     }
 
     /** Lines emitted so far, in order, are written; on an error the rest stays unwritten. */
     void flush_emits() {
+        if (meeting_) return;
         while (cur_emit_ < lines_.size()) {
             auto &ls = lines_[cur_emit_];
             int64_t &i = emitted_[cur_emit_];
@@ -387,6 +471,7 @@ private:
         }
         std::vector<Value> vals;
         for (const auto &env : envs) vals.push_back(ev_.eval_equation(s.index, s.equation, env));
+        if (meeting_ && x.allreduce_mean) vals = meeting_->mean(rank_, std::move(vals));  // the mean over the ranks
         for (size_t i = 0; i < pts.size(); ++i) store(s.index, pts[i], vals[i]);
     }
 
@@ -412,7 +497,7 @@ private:
             // The guard's reads count like a field's.  Where it is false the line is empty and
             // the fields' reads are still done (not evaluated) where the plan counts them:
             // every point is freed as planned.
-            std::string line = interp::emit_line(ev_, e, p);
+            std::string line = interp::emit_line(ev_, e, p, meeting_ ? rank_ : -1);
             if (line.empty() && fields_read)
                 for (const auto &f : e.fields) count_reads(*f.second, p, true);
             lines_[s.index][lin] = std::move(line);
@@ -431,7 +516,12 @@ private:
             output_lines_[s.index] = interp::output_line(sv, ev_.eval_root(sv.value, {}, sv.output));
             return;
         }
-        interp::write_save(sv, ev_.eval_root(sv.value, {}, sv.path), opts_.output_dir);
+        Value v = ev_.eval_root(sv.value, {}, sv.path);
+        if (meeting_ && save_is_replicated(prog_, sv)) {  // the ranks' parameter digest
+            digest_ = interp::digest_value(digest_, v);
+            ++replicated_saves_;
+        }
+        if (rank_ == 0) interp::write_save(sv, v, opts_.output_dir);  // rank 0 alone writes
     }
 
     /** Dry walk: count the points every Read node of "body" reads at "env" (each node once);
@@ -579,6 +669,10 @@ private:
     const InterpOptions &opts_;
     std::ostream &out_;
     Evaluator ev_;
+    int rank_ = 0;
+    RankMeeting *meeting_ = nullptr;
+    uint64_t digest_ = trl::kFnv64Offset;
+    int replicated_saves_ = 0;
     bool counting_ = false;
     std::vector<int64_t> its_;
     std::vector<uint8_t> arena_;
@@ -597,8 +691,94 @@ private:
 
 }  // namespace
 
+namespace {
+
+/** --ranks N: every rank's run on a thread of its own (a large stack, as run_on_big_stack),
+ *  then their records in the point-wise interpreter's order.  The first rank's error (by rank)
+ *  is reported; the others stop at their next meeting. */
+int interpret_ranks(const ir::Program &prog, const Schedule &sched, const MemPlan &plan, const InterpOptions &opts,
+                    Diagnostics &diag) {
+    std::ostream &out = opts.log ? *opts.log : std::cout;
+    const int n = opts.ranks;
+    RankMeeting meeting(n);
+    std::ostringstream unused;
+    std::vector<std::unique_ptr<ScheduledRun>> runs;
+    for (int r = 0; r < n; ++r)
+        runs.push_back(std::make_unique<ScheduledRun>(prog, sched, plan, opts, unused, r, &meeting));
+    struct Task {
+        ScheduledRun *run;
+        RankMeeting *meeting;
+        std::exception_ptr error;
+        bool aborted = false;
+    };
+    std::vector<Task> tasks(static_cast<size_t>(n));
+    auto body = [](void *arg) -> void * {
+        auto *t = static_cast<Task *>(arg);
+        try {
+            t->run->run();
+        } catch (const RankAborted &) {
+            t->aborted = true;
+        } catch (...) {
+            t->error = std::current_exception();
+            t->meeting->abort();
+        }
+        return nullptr;
+    };
+    std::vector<pthread_t> threads(static_cast<size_t>(n));
+    std::vector<bool> started(static_cast<size_t>(n), false);
+    for (int r = 0; r < n; ++r) {
+        tasks[r] = Task{runs[r].get(), &meeting, nullptr, false};
+        pthread_attr_t attr;
+        if (pthread_attr_init(&attr) == 0) {
+            started[r] = pthread_attr_setstacksize(&attr, size_t{512} << 20) == 0 &&
+                         pthread_create(&threads[r], &attr, +body, &tasks[r]) == 0;
+            pthread_attr_destroy(&attr);
+        }
+        if (!started[r]) {
+            meeting.abort();
+            for (int q = 0; q < r; ++q)
+                if (started[q]) pthread_join(threads[q], nullptr);
+            diag.error("--ranks " + std::to_string(n) + ": cannot start a thread for rank " + std::to_string(r));
+            return 1;
+        }
+    }
+    for (int r = 0; r < n; ++r) pthread_join(threads[r], nullptr);
+    for (int r = 0; r < n; ++r) {
+        if (!tasks[r].error) continue;
+        try {
+            std::rethrow_exception(tasks[r].error);
+        } catch (const RuntimeError &e) {
+            diag.error(e.loc, e.message);
+            for (const auto &note : e.notes) diag.note(note.first, note.second);
+            return 1;
+        }
+    }
+    for (size_t e = 0; e < prog.emits.size(); ++e) {
+        int64_t total = 1;
+        for (int d : prog.emits[e].vars) total *= prog.dims[d].bound;
+        for (int64_t lin = 0; lin < total; ++lin)
+            for (int r = 0; r < n; ++r) out << runs[r]->line(e, static_cast<size_t>(lin));
+    }
+    for (const auto &[k, line] : runs[0]->output_lines()) out << line;
+    out.flush();
+    if (runs[0]->any_replicated_save()) {
+        for (int r = 1; r < n; ++r)
+            if (runs[r]->digest() != runs[0]->digest())
+                internal_error("scheduled interpreter: rank " + std::to_string(r) +
+                                   "'s saved parameters differ from rank 0's",
+                               __FILE__, __LINE__);
+        char hex[20];
+        std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(runs[0]->digest()));
+        std::cerr << "parameters identical across " << n << " ranks (digest " << hex << ")\n";
+    }
+    return 0;
+}
+
+}  // namespace
+
 int interpret_scheduled(const ir::Program &prog, const Schedule &sched, const MemPlan &plan, const InterpOptions &opts,
                         Diagnostics &diag) {
+    if (opts.ranks > 0) return interpret_ranks(prog, sched, plan, opts, diag);
     std::ostream &out = opts.log ? *opts.log : std::cout;
     ScheduledRun run(prog, sched, plan, opts, out);
     try {

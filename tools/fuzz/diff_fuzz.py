@@ -12,7 +12,8 @@ checkpoint, the others kept from the first run) must be the plain run's; about a
 instead: the CUDA program's kernels as the device runs them, each grid thread a task in shuffled
 order, with device frames and error checks); about a fifth of the host builds that ran like the
 interpreter are also built with `--distributed=mpi` and run as 2 ranks (`mpirun -np 2`, when
-Open MPI is installed), whose records and saved files must be `--interpret --ranks 2`'s (with a
+Open MPI is installed), whose records and saved files, and those of `--interpret=scheduled
+--ranks 2`, must be `--interpret --ranks 2`'s (with a
 checkpoint and a resume of the 2 ranks where the program has a loop to checkpoint); every run may get `--seed S`,
 `--incrementalize-min-bytes=0` (running sums on small programs) and `-D T=<larger>`;
 all must print the same bytes on stdout, write the same files (saves) and exit the same way.
@@ -302,6 +303,15 @@ class Fuzzer:
         if rc != 0:  # a run-time error: the ranks' builds are not compared
             return None
         ref = (rc, out, files_of(rd))
+        sd = os.path.join(d, "sched-ranks2")  # the same ranks through the schedule and memory plan
+        rc, out, err = step("scheduled-ranks2", [self.trlc, src, "--interpret=scheduled", "--ranks", "2"] + flags, sd,
+                            a.timeout)
+        if is_crash(rc, err) or rc != 0:
+            return f"interpret=scheduled --ranks 2: {is_crash(rc, err) or f'exit {rc}: {error_text(err)}'}"
+        if out != ref[1]:
+            return f"interpret=scheduled --ranks 2: stdout differs from --interpret --ranks 2, {first_diff(ref[1], out)}"
+        if files_of(sd) != ref[2]:
+            return "interpret=scheduled --ranks 2: saved files differ from --interpret --ranks 2's"
         exe = os.path.join(d, "dist", "p")
         os.makedirs(os.path.dirname(exe), exist_ok=True)
         rc, out, err = step("dist-build", [self.trlc, src, "-o", exe, "--target=host", "-fno-blas", "--distributed=mpi",
