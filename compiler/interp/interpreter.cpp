@@ -205,9 +205,7 @@ std::string digest_line(RankGroup &g, const ir::Program &prog) {
     if (!any) return "";
     for (int r = 1; r < g.size(); ++r)
         TRLC_ASSERT(h[r] == h[0]) << "rank " << r << "'s saved parameters differ from rank 0's";
-    char hex[20];
-    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h[0]));
-    return "parameters identical across " + std::to_string(g.size()) + " ranks (digest " + hex + ")";
+    return identical_parameters_line(g.size(), h[0]);
 }
 
 void run_all(Job &job) {

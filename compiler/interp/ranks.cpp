@@ -1,6 +1,7 @@
 // ranks — the simulated ranks of `--interpret --ranks N` (interp/ranks.h).
 #include "interp/ranks.h"
 
+#include <cstdio>
 #include <cstring>
 
 #include "interp/outputs.h"
@@ -75,6 +76,12 @@ uint64_t digest_value(uint64_t h, const Value &v) {
     }
     trl::NpyArray a = to_npy(v);
     return trl::fnv1a64(h, a.data.data(), a.data.size());
+}
+
+std::string identical_parameters_line(int ranks, uint64_t digest) {
+    char hex[20];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(digest));
+    return "parameters identical across " + std::to_string(ranks) + " ranks (digest " + hex + ")";
 }
 
 }  // namespace trlc::interp

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -34,5 +35,9 @@ Value rank_mean(const std::vector<Value> &vs);
 /** FNV-1a 64 over the element bytes (little-endian, dtype size) of every array leaf of "v",
  *  in order, continuing "h" (trl_digest's digest of a saved value). */
 uint64_t digest_value(uint64_t h, const Value &v);
+
+/** "parameters identical across N ranks (digest 0x…)", the line a --distributed build prints at
+ *  exit, for "ranks" ranks whose replicated saves have the digest "digest". */
+std::string identical_parameters_line(int ranks, uint64_t digest);
 
 }  // namespace trlc::interp

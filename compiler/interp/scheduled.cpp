@@ -767,9 +767,7 @@ int interpret_ranks(const ir::Program &prog, const Schedule &sched, const MemPla
                 internal_error("scheduled interpreter: rank " + std::to_string(r) +
                                    "'s saved parameters differ from rank 0's",
                                __FILE__, __LINE__);
-        char hex[20];
-        std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(runs[0]->digest()));
-        std::cerr << "parameters identical across " << n << " ranks (digest " << hex << ")\n";
+        std::cerr << interp::identical_parameters_line(n, runs[0]->digest()) << "\n";
     }
     return 0;
 }

@@ -96,8 +96,9 @@ isl::set demand_at_every_bound(const ir::Program &prog, const PdgImpl &g, const 
  *  judged at the context's values, where PPO CartPole's cycle of 47 tensors converges in 5
  *  rounds. */
 void trim_unread_tails(const PdgImpl &g, const std::vector<int> &members, const std::vector<int> &comp,
-                       const std::vector<std::vector<int>> &readers, const std::vector<int> &outer,
-                       const std::vector<isl::set> &demand, std::vector<isl::set> &live) {
+                       const std::vector<std::vector<int>> &readers, const std::vector<std::vector<int>> &reads,
+                       const std::vector<int> &outer, const std::vector<isl::set> &demand,
+                       std::vector<isl::set> &live) {
     constexpr int kMaxRounds = 32;
     constexpr unsigned long kMaxOps = 2000000;
     // A member is recomputed when a reader of it inside the cycle lost points in the last round
@@ -129,8 +130,8 @@ void trim_unread_tails(const PdgImpl &g, const std::vector<int> &members, const 
         std::fill(dirty.begin(), dirty.end(), 0);
         for (auto &[v, d] : next) {
             live[v] = d;
-            for (const PdgEdge &ed : g.edges)
-                if (ed.consumer == v && comp[ed.producer] == comp[v]) dirty[ed.producer] = 1;
+            for (int e : reads[v])
+                if (comp[g.edges[e].producer] == comp[v]) dirty[g.edges[e].producer] = 1;
         }
     }
 }
@@ -174,14 +175,13 @@ int restrict_to_needed_points(const ir::Program &prog, const std::vector<bool> &
             }
             demand.push_back(d.coalesce());
         }
-        bool trim = false;  // a cycle read from outside: its unread tails go (below)
+        bool trim = false;  // a cycle that outside reads ask points of: its unread tails go (below)
+        if (cyclic && read_outside)
+            for (const isl::set &d : demand) trim = trim || !concrete(g, d).is_empty();
         for (size_t k = 0; k < c->size(); ++k) {
             int v = (*c)[k];
             const PdgNode &x = g.nodes[v];
             bool whole = x.kind != PdgNode::Tensor || x.is_load || !read_outside;
-            if (cyclic && !whole)
-                for (const isl::set &d : demand)
-                    if (!concrete(g, d).is_empty()) trim = true;
             if (whole || trim)
                 live[v] = x.domain;
             else if (cyclic)
@@ -199,7 +199,7 @@ int restrict_to_needed_points(const ir::Program &prog, const std::vector<bool> &
                 outside.push_back(d.coalesce());
             }
             if (outer.empty()) outer = outer_positions(prog, batch_dims, g);
-            trim_unread_tails(g, *c, comp, readers, outer, outside, live);
+            trim_unread_tails(g, *c, comp, readers, reads, outer, outside, live);
         }
     }
 
