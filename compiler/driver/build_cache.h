@@ -15,8 +15,9 @@
 //     PATH, and whether nvidia-smi is found, which picks the default target),
 //   * the CPU (/proc/cpuinfo's model and flags: --march=native, the default, compiles for it,
 //     so a cache shared between machines never hands an AVX-512 program to an AVX2 CPU).
-// A program with `extern fn`s is not cached: their C++ headers (and what those include) are
-// inputs trlc does not track.
+//   * the files that the headers of the program's `extern fn`s read: each header and everything
+//     it includes, as the host compiler's -M lists them (driver/extern_deps.h); a header whose
+//     list cannot be made leaves the build uncached.
 //
 // Where: $TRLC_CACHE_DIR, else $XDG_CACHE_HOME/trlc, else $HOME/.cache/trlc; one directory per
 // key holding the executable (and the generated source, for --keep-source), and runtime-KEY

@@ -14,6 +14,7 @@
 #include "checks/checks.h"
 #include "driver/build_cache.h"
 #include "driver/build_program.h"
+#include "driver/extern_deps.h"
 #include "driver/library_mode.h"
 #include "driver/runtime_bounds.h"
 #include "externs/extern_host.h"
@@ -430,11 +431,14 @@ void verify_after(const Stage &st, const PipelineState &s) {
 }
 
 /** The build cache's key of "s" after sema (driver/build_cache.h lists what it covers); "" when
- *  the build is not cacheable: caching off, --print-after asked, or extern fns (their headers
- *  are inputs trlc does not track). */
+ *  the build is not cacheable: caching off, --print-after asked, or extern headers whose
+ *  dependencies the host compiler cannot list (driver/extern_deps.h). */
 std::string build_cache_key(const PipelineState &s) {
-    if (!s.opts.cache || !s.opts.print_after.empty() || !s.prog.externs.empty()) return "";
+    if (!s.opts.cache || !s.opts.print_after.empty()) return "";
+    std::vector<std::string> extern_files;
+    if (!extern_dependencies(s.prog, s.sm, s.opts.include_dirs, &extern_files)) return "";
     BuildKey key;
+    for (const std::string &f : extern_files) key.add_file(f);
     std::string args;
     for (const std::string &a : key_arguments(s.opts.argv)) args += a + '\0';
     key.add("arguments", args);
