@@ -380,14 +380,11 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
     // --sanitize builds for the host (check_build_options rejects it with --target=cuda).
     std::string target = !opts.target.empty() ? opts.target : !opts.sanitize.empty() ? "host" : detect_target();
     std::string rt = runtime_dir();
-    std::string tmpl_s = env_or("TMPDIR", "/tmp") + "/trlc-XXXXXX";
-    std::vector<char> tmpl(tmpl_s.begin(), tmpl_s.end());
-    tmpl.push_back('\0');
-    if (!mkdtemp(tmpl.data())) {
+    const std::string tmpdir = make_temp_dir("trlc");
+    if (tmpdir.empty()) {
         diag.error("cannot create a temporary directory in " + env_or("TMPDIR", "/tmp") + ": " + strerror(errno));
         return 1;
     }
-    std::string tmpdir = tmpl.data();
     std::string cu = !opts.source_path.empty() ? opts.source_path
                      : opts.keep_source        ? opts.output + ".cu"
                                                : tmpdir + "/" + base_name(opts.output) + ".cu";

@@ -9,9 +9,9 @@
 #include <sstream>
 #include <string>
 
+#include "externs/extern_host.h"
 #include "externs/externs.h"
 #include "externs/subprocess.h"
-#include "support/install_dirs.h"
 
 namespace trlc {
 
@@ -61,20 +61,14 @@ bool extern_dependencies(const ir::Program &prog, const SourceManager &sm, const
         files->clear();
         return true;
     }
-    const char *tmp = getenv("TMPDIR");
-    std::string tmpl_s = std::string(tmp && *tmp ? tmp : "/tmp") + "/trlc-deps-XXXXXX";
-    std::vector<char> tmpl(tmpl_s.begin(), tmpl_s.end());
-    tmpl.push_back('\0');
-    if (!mkdtemp(tmpl.data())) return false;
-    const std::string dir = tmpl.data(), list = dir + "/deps.d", log = dir + "/log.txt";
+    const std::string dir = make_temp_dir("trlc-deps");
+    if (dir.empty()) return false;
+    const std::string list = dir + "/deps.d", log = dir + "/log.txt";
     const char *cxx = getenv("CXX");
     bool ok = true;
     for (const std::string &h : headers) {
         std::vector<std::string> argv = {cxx && *cxx ? cxx : "c++", "-std=c++17", "-M", "-MG", "-MF", list, "-w"};
-        size_t s = h.rfind('/');
-        argv.push_back("-I" + h.substr(0, s == std::string::npos ? 0 : s));
-        argv.push_back("-I" + runtime_dir());
-        for (const std::string &d : include_dirs) argv.push_back("-I" + d);
+        for (const std::string &a : extern_include_args({h}, include_dirs)) argv.push_back(a);
         for (const std::string &a : {std::string("-x"), std::string("c++"), h}) argv.push_back(a);
         ToolRun r = run_tool(argv, log);
         std::ifstream in(list);

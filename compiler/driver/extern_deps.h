@@ -4,7 +4,8 @@
 // them is unchanged.
 //
 // How: the host C++ compiler's dependency list, `$CXX -std=c++17 -M -MG -MF LIST -x c++ HEADER`
-// with the include path of the build (the runtime directory, then -I's directories), once per
+// with the include path of the interpreter's wrapper build (externs/extern_host.h's
+// extern_include_args: the header's directory, the runtime, then -I's directories), once per
 // distinct header; the list (a Makefile rule, GCC manual "Preprocessor Options": -M, -MG, -MF)
 // names the header and everything it includes, system headers too.  -MG lists a header that
 // is not found instead of failing (a CUDA-only include behind #ifdef __CUDACC__ is not seen at

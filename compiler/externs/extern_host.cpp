@@ -90,6 +90,18 @@ std::string wrapper(const ir::ExternFn &f) {
 
 }  // namespace
 
+std::vector<std::string> extern_include_args(const std::vector<std::string> &headers,
+                                             const std::vector<std::string> &include_dirs) {
+    std::vector<std::string> args;
+    for (const std::string &h : headers) {
+        size_t s = h.rfind('/');
+        args.push_back("-I" + h.substr(0, s == std::string::npos ? 0 : s));
+    }
+    args.push_back("-I" + runtime_dir());
+    for (const std::string &d : include_dirs) args.push_back("-I" + d);
+    return args;
+}
+
 bool load_host_externs(const ir::Program &prog, const SourceManager &sm, const std::vector<std::string> &include_dirs,
                        Diagnostics &diag) {
     const ir::ExternFn *first = nullptr;
@@ -107,28 +119,19 @@ bool load_host_externs(const ir::Program &prog, const SourceManager &sm, const s
     for (const ir::ExternFn &f : prog.externs)
         if (!f.name.empty() && !registry().count(f.name)) src += wrapper(f);
 
-    const char *tmp = getenv("TMPDIR");
-    std::string tmpl_s = std::string(tmp && *tmp ? tmp : "/tmp") + "/trlc-extern-XXXXXX";
-    std::vector<char> tmpl(tmpl_s.begin(), tmpl_s.end());
-    tmpl.push_back('\0');
-    if (!mkdtemp(tmpl.data())) {
+    const std::string dir = make_temp_dir("trlc-extern");
+    if (dir.empty()) {
         diag.error(first->loc, std::string("cannot create a temporary directory for the extern "
                                            "fns of the interpreter: ") +
                                    strerror(errno));
         return false;
     }
-    std::string dir = tmpl.data(), cpp = dir + "/externs.cpp", so = dir + "/externs.so", log = dir + "/log.txt";
+    const std::string cpp = dir + "/externs.cpp", so = dir + "/externs.so", log = dir + "/log.txt";
     std::ofstream(cpp) << src;
-    std::string runtime = runtime_dir();
     const char *cxx = getenv("CXX");
     std::vector<std::string> argv = {
         cxx && *cxx ? cxx : "c++", "-std=c++17", "-O2", "-ffp-contract=off", "-fPIC", "-shared", "-w"};
-    for (const std::string &h : headers) {
-        size_t s = h.rfind('/');
-        argv.push_back("-I" + h.substr(0, s == std::string::npos ? 0 : s));
-    }
-    argv.push_back("-I" + runtime);
-    for (const std::string &d : include_dirs) argv.push_back("-I" + d);
+    for (const std::string &a : extern_include_args(headers, include_dirs)) argv.push_back(a);
     for (const std::string &a : {cpp, std::string("-o"), so}) argv.push_back(a);
     ToolRun run = run_tool(argv, log);
     int status = run.started ? run.exit_status : -1;

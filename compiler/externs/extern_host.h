@@ -23,6 +23,13 @@ using HostExternFn = void (*)(const double *const *in, double *const *out);
 bool load_host_externs(const ir::Program &prog, const SourceManager &sm, const std::vector<std::string> &include_dirs,
                        Diagnostics &diag);
 
+/** The include path of a host compile of extern headers "headers" (absolute paths): each
+ *  header's directory, the runtime directory, then "include_dirs", as -I arguments.  The
+ *  interpreter's wrapper build and the build cache's dependency list (driver/extern_deps.h)
+ *  both use it, so the list names the files the build reads. */
+std::vector<std::string> extern_include_args(const std::vector<std::string> &headers,
+                                             const std::vector<std::string> &include_dirs);
+
 /** The loaded wrapper of extern fn "name", or null (load_host_externs was not run). */
 HostExternFn host_extern(const std::string &name);
 

@@ -9,6 +9,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -16,6 +17,14 @@
 extern char **environ;
 
 namespace trlc {
+
+std::string make_temp_dir(const std::string &prefix) {
+    const char *tmp = getenv("TMPDIR");
+    std::string tmpl_s = std::string(tmp && *tmp ? tmp : "/tmp") + "/" + prefix + "-XXXXXX";
+    std::vector<char> tmpl(tmpl_s.begin(), tmpl_s.end());
+    tmpl.push_back('\0');
+    return mkdtemp(tmpl.data()) ? std::string(tmpl.data()) : std::string();
+}
 
 ToolRun run_tool(const std::vector<std::string> &argv, const std::string &log) {
     ToolRun r;

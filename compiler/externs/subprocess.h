@@ -20,6 +20,10 @@ struct ToolRun {
  *  the file "log" (created, read back into ToolRun::output, then removed); waits for it. */
 ToolRun run_tool(const std::vector<std::string> &argv, const std::string &log);
 
+/** A new private directory $TMPDIR/PREFIX-XXXXXX (/tmp when TMPDIR is unset or empty), made by
+ *  mkdtemp; "" when it cannot be made (errno says why).  The caller removes it. */
+std::string make_temp_dir(const std::string &prefix);
+
 /** One argument quoted for a shell user when it holds anything but [A-Za-z0-9-_./=,:+@%]. */
 std::string shell_quote(const std::string &a);
 /** argv as a command line to show (each argument shell_quote'd, joined by spaces). */
