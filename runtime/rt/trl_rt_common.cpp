@@ -238,15 +238,21 @@ void flush_pending(trl_ctx *ctx, bool all) {
     int ns = ctx->info->num_streams;
     while (ctx->cur_stream < ns) {
         int s = ctx->cur_stream;
-        auto it = ctx->pending.begin();
-        if (it != ctx->pending.end() && it->first.first == s && (it->first.second == ctx->next_index[s] || all)) {
-            write_line(ctx, it->second);
-            ctx->next_index[s] = it->first.second + 1;
-            ctx->pending.erase(it);
+        std::deque<char> &done = ctx->done[s];
+        if (!done.empty() && (done.front() || all)) {  // "all": a gap is passed over
+            if (done.front()) {
+                auto it = ctx->pending.begin();  // the least (stream, index) held: streams before s are written
+                if (it != ctx->pending.end() && it->first.first == s && it->first.second == ctx->next_index[s]) {
+                    write_line(ctx, it->second);
+                    ctx->pending.erase(it);
+                }
+            }
+            done.pop_front();
+            ++ctx->next_index[s];
             continue;
         }
         bool complete = ctx->stream_points[s] >= 0 && ctx->next_index[s] >= ctx->stream_points[s];
-        if (complete || (all && (it == ctx->pending.end() || it->first.first > s))) {
+        if (complete || all) {
             ++ctx->cur_stream;
             continue;
         }
@@ -277,7 +283,7 @@ bool append_field(std::string &line, const trl_field &fd) {
 int check_point(trl_ctx *ctx, int stream, long long index) {
     if (stream < 0 || stream >= ctx->info->num_streams)
         return set_error(ctx, TRL_EINTERNAL, "emit to unknown stream " + std::to_string(stream));
-    if (index < ctx->next_index[stream] || (stream < ctx->cur_stream) || ctx->pending.count({stream, index}))
+    if (index < ctx->next_index[stream] || (stream < ctx->cur_stream) || trl_rt::is_done(ctx, stream, index))
         return set_error(ctx, TRL_EINTERNAL,
                          "record " + std::to_string(index) + " of stream '" + ctx->info->stream_names[stream] +
                              "' emitted twice");
@@ -287,6 +293,20 @@ int check_point(trl_ctx *ctx, int stream, long long index) {
 }  // namespace
 
 void trl_rt::flush_pending(trl_ctx *ctx, bool all) { ::flush_pending(ctx, all); }
+
+void trl_rt::mark_done(trl_ctx *ctx, int stream, long long index, std::string line) {
+    std::deque<char> &done = ctx->done[stream];
+    const size_t k = static_cast<size_t>(index - ctx->next_index[stream]);
+    if (done.size() <= k) done.resize(k + 1, 0);
+    done[k] = 1;
+    if (!line.empty()) ctx->pending[{stream, index}] = std::move(line);
+}
+
+bool trl_rt::is_done(const trl_ctx *ctx, int stream, long long index) {
+    const std::deque<char> &done = ctx->done[stream];
+    const long long k = index - ctx->next_index[stream];
+    return k >= 0 && k < static_cast<long long>(done.size()) && done[static_cast<size_t>(k)];
+}
 
 extern "C" {
 
@@ -416,6 +436,7 @@ int trl_init(trl_ctx **out, const trl_program_info *info, int argc, char **argv)
     if (ctx->threads > 0) omp_set_num_threads(ctx->threads);
 #endif
     ctx->next_index.assign(info->num_streams, 0);
+    ctx->done.assign(info->num_streams, std::deque<char>());
     ctx->points_done.assign(info->num_streams, 0);
     for (int s = 0; s < info->num_streams; ++s)  // --distributed: every rank's records, in (point, rank) order
         ctx->stream_points.push_back(info->stream_points ? info->stream_points[s] * ctx->world : -1);
@@ -573,7 +594,7 @@ int trl_emit_skip(trl_ctx *ctx, int stream, long long index) {
     int rc = check_point(ctx, stream, index);
     if (rc != TRL_OK) return rc;
     ++ctx->points_done[stream];
-    ctx->pending[{stream, index}] = std::string();  // written as nothing, in its turn
+    trl_rt::mark_done(ctx, stream, index, std::string());  // written as nothing, in its turn
     flush_pending(ctx, false);
     progress_line(ctx, false);
     return TRL_OK;
@@ -602,7 +623,7 @@ int trl_emit(trl_ctx *ctx, int stream, long long index, const trl_field *fields,
         trl_rt::dist_record(ctx, stream, index, line);
         return TRL_OK;
     }
-    ctx->pending[{stream, index}] = std::move(line);
+    trl_rt::mark_done(ctx, stream, index, std::move(line));
     flush_pending(ctx, false);
     progress_line(ctx, false);
     return TRL_OK;
