@@ -381,8 +381,9 @@ std::string ProgramEmitter::region_mark(int stmt) { return "\x01" + std::to_stri
 
 void ProgramEmitter::place_regions() {
     // Each mark becomes "TRL_REGION(k) " in front of the first call after it (a launch, a
-    // product, an emit kernel or a save function), on that call's line: the source stays as long as
-    // without the profiler, and checks of consecutive launches still see one per line.
+    // product, an emit kernel, a save function or the mean over the ranks), on that call's line:
+    // the source stays as long as without the profiler, and checks of consecutive launches still
+    // see one per line.
     std::string out;
     size_t at = 0;
     while (true) {
@@ -393,7 +394,8 @@ void ProgramEmitter::place_regions() {
         const std::string k = out_.substr(m + 1, e - m - 1);
         at = e + 1;
         size_t next_mark = out_.find('\x01', at), best = std::string::npos;
-        for (const char *call : {"TRL_LAUNCH", "TRL_CHECK(trl_gemm", "TRLG_EMIT_LAUNCH", "k_save_"}) {
+        for (const char *call :
+             {"TRL_LAUNCH", "TRL_CHECK(trl_gemm", "TRLG_EMIT_LAUNCH", "k_save_", "TRL_CHECK(trl_allreduce_mean"}) {
             size_t c = out_.find(call, at);
             if (c < best) best = c;
         }

@@ -188,6 +188,17 @@ int trl_world_size(trl_ctx *ctx) { return ctx ? ctx->world : 1; }
 int trl_allreduce_mean(trl_ctx *ctx, int dtype, int count, void *const *data, const long long *n) {
     if (!ctx->dist || ctx->world == 1) return TRL_OK;  // the mean over one rank is its value
     trl_rt::ProfScope prof(TRL_PROF_COMMUNICATION);
+    if (trl_prof_on && !ctx->dist->allreduce_mean_device) {
+        // Profiled only: meet the other ranks first (a one-byte allgather), so the profile tells
+        // the time this rank waits for the slowest one ("waiting") from the time the gradient
+        // takes to move ("comm").  One more small collective per mean.
+        std::vector<char> met(ctx->world);
+        const char here = 0;
+        const long long t0 = trl_prof_now();
+        if (ctx->dist->allgather(&here, 1, met.data()) != 0)
+            return trl_rt::layer_error(ctx, "meeting the other ranks before a gradient mean");
+        trl_prof_waited(trl_prof_now() - t0);
+    }
     int rc = TRL_OK;
     if (++ctx->allreduces % trl_rt::kExchangeEvery == 0 && (rc = trl_rt::dist_exchange(ctx)) != TRL_OK) return rc;
     if (dtype != TRL_F32 && dtype != TRL_F64)

@@ -122,6 +122,21 @@ void trl_prof_charge(int region, int category, double seconds) {
 
 namespace trl_rt {
 
+namespace {
+
+/** Where this process writes its profile: --profile FILE on rank 0 (and in one process); on rank
+ *  r > 0 of a distributed run FILE with ".rank<r>" before its extension (p.json: p.rank1.json),
+ *  so the ranks never write one file at once and their waits can be compared. */
+std::string profile_file(const trl_ctx *ctx) {
+    const std::string &path = ctx->profile_path;
+    if (ctx->rank == 0) return path;
+    const size_t slash = path.find_last_of('/'), dot = path.find_last_of('.');
+    const size_t at = dot != std::string::npos && (slash == std::string::npos || dot > slash) ? dot : path.size();
+    return path.substr(0, at) + ".rank" + std::to_string(ctx->rank) + path.substr(at);
+}
+
+}  // namespace
+
 void profile_start(trl_ctx *ctx) {
     if (ctx->profile_path.empty()) return;
     g_prof = Profile{};
@@ -222,6 +237,8 @@ int profile_finish(trl_ctx *ctx) {
     for (int c = 0; c < C; ++c) cats_json += std::string(c ? ", " : "") + "\"" + kCategory[c] + "\"";
     std::string json =
         "{\n  \"program\": " + json_string(info->name) + ",\n  \"source\": " + json_string(info->source) +
+        (ctx->dist ? ",\n  \"rank\": " + std::to_string(ctx->rank) + ",\n  \"ranks\": " + std::to_string(ctx->world)
+                   : std::string()) +
         ",\n  \"wall_seconds\": " + std::to_string(wall) + ",\n  \"measured_seconds\": " + std::to_string(measured) +
         ",\n  \"uncorrected_seconds\": " + std::to_string(uncorrected) +
         ",\n  \"other_seconds\": " + std::to_string(other) +
@@ -233,15 +250,23 @@ int profile_finish(trl_ctx *ctx) {
         ", \"actor_seconds_per_iteration\": " + std::to_string(actor / iters) +
         ", \"learner_seconds_per_iteration\": " + std::to_string(learner / iters) +
         ", \"actor_per_learner\": " + std::to_string(learner > 0 ? actor / learner : 0.0) + "}\n}\n";
-    FILE *f = std::fopen(ctx->profile_path.c_str(), "w");
+    const std::string file = profile_file(ctx);
+    FILE *f = std::fopen(file.c_str(), "w");
     if (!f || std::fwrite(json.data(), 1, json.size(), f) != json.size() || std::fclose(f) != 0) {
-        std::fprintf(stderr, "%s: error: cannot write the profile '%s'\n", ctx->prog.c_str(),
-                     ctx->profile_path.c_str());
+        std::fprintf(stderr, "%s: error: cannot write the profile '%s'\n", ctx->prog.c_str(), file.c_str());
         return TRL_EIO;
     }
+    if (ctx->rank > 0) {  // rank 0 prints the table; the others one line each, their totals
+        double by_cat[TRL_PROF_CATEGORIES] = {};
+        for (size_t g = 0; g < groups.size(); ++g)
+            for (int c = 0; c < C; ++c) by_cat[c] += by_group[g][c];
+        std::fprintf(stderr, "%s: rank %d: profile (%s): %.3f s wall, waiting %.3f s, comm %.3f s\n", ctx->prog.c_str(),
+                     ctx->rank, file.c_str(), wall, by_cat[TRL_PROF_WAITING], by_cat[TRL_PROF_COMMUNICATION]);
+        return TRL_OK;
+    }
     // The short table on stderr: seconds per group and category, share of the wall time.
-    std::fprintf(stderr, "%s: profile (%s): %.3f s wall, %lld timed events, overhead %.3f s corrected away\n",
-                 ctx->prog.c_str(), ctx->profile_path.c_str(), wall, events, event_seconds * events);
+    std::fprintf(stderr, "%s: %sprofile (%s): %.3f s wall, %lld timed events, overhead %.3f s corrected away\n",
+                 ctx->prog.c_str(), ctx->dist ? "rank 0: " : "", file.c_str(), wall, events, event_seconds * events);
     std::fprintf(stderr, "  %-20s", "group");
     for (int c = 0; c < C; ++c) std::fprintf(stderr, " %9s", c == TRL_PROF_COMMUNICATION ? "comm" : kCategory[c]);
     std::fprintf(stderr, " %9s %6s\n", "total", "share");
