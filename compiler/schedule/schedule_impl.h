@@ -98,9 +98,10 @@ isl_schedule *sequence_children(isl_schedule_node *node, isl_union_set *domain,
 std::vector<int> storage_order(isl_schedule_node *seq, const Schedule &s);
 /** dependences.cpp: deps and flow from the PDG edges composed with the writers. */
 void build_dependences(const Pdg &pdg, Schedule &s);
-/** dependences.cpp: the first map of "flow" (producer instance -> consumer instance) whose
- *  pairs "time" (instance -> time vector) does not run producer strictly first
- *  (lexicographically); a null map when every pair is ordered. */
+/** dependences.cpp: for the first map of "flow" (producer instance -> consumer instance) some
+ *  of whose pairs "time" (instance -> time vector) does not run producer strictly first
+ *  (lexicographically), its pairs as times (producer time -> consumer time); a null map when
+ *  every pair is ordered. */
 isl::map first_unordered(const isl::union_map &flow, const isl::union_map &time);
 /** schedule_pdg.cpp: impl().schedule and schedule_map, computed by isl or loaded from
  *  opts.load_schedule, and the loop nest (build_loop_nest; a computed schedule whose loop
