@@ -52,7 +52,7 @@
 /** TRL_OUTLINED is 1 in a host program that the driver links with the runtime objects (it
  *  compiles the program with -DTRL_RT_OUTLINED; never under nvcc, in a --standalone source, in
  *  the compiler or in the runtime's own sources).  There the largest functions of these headers
- *  (orthogonal_f64, sin_quadrant, pow_positive, exp_accurate, log_accurate: the ones a program
+ *  (orthogonal_f64, permutation_i32, sin_quadrant, pow_positive, exp_accurate, log_accurate: the ones a program
  *  calls out of line anyway) are only declared, and their one copy is rt/trl_outlined.cpp,
  *  which the build cache compiles once per toolchain and flags instead of once per program
  *  build (0.9 s of PPO CartPole's 4.0 s -O3 compile).  Same flags, same strict IEEE arithmetic:

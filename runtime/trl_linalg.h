@@ -80,7 +80,14 @@ TRL_HD inline void orthogonal_f64(RngKey key, int64_t rows, int64_t cols, double
 }
 #endif  // TRL_OUTLINED
 
-/** A uniformly random permutation of 0 … n-1 (Fisher–Yates from the key's f64 uniforms). */
+/** A uniformly random permutation of 0 … n-1 (Fisher–Yates from the key's f64 uniforms).
+ *  Out of line in a host program linked with the runtime objects (TRL_OUTLINED): its one copy
+ *  is compiled at -O3 there, so a kernel calling it (a minibatch permutation) runs as fast in
+ *  the -O2 compile part (codegen/compile_parts.h), where inlined it ran 27 % slower. */
+#if TRL_OUTLINED
+void permutation_i32_outlined(RngKey key, int64_t n, int32_t *out);
+static inline void permutation_i32(RngKey key, int64_t n, int32_t *out) { permutation_i32_outlined(key, n, out); }
+#else
 TRL_HD inline void permutation_i32(RngKey key, int64_t n, int32_t *out) {
     for (int64_t i = 0; i < n; ++i) out[i] = static_cast<int32_t>(i);
     for (int64_t s = 0; s + 1 < n; ++s) {
@@ -92,5 +99,6 @@ TRL_HD inline void permutation_i32(RngKey key, int64_t n, int32_t *out) {
         out[j] = t;
     }
 }
+#endif  // TRL_OUTLINED
 
 }  // namespace trl

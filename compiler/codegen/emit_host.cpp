@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 
+#include "codegen/compile_parts.h"
 #include "codegen/expr_emitter.h"
 #include "codegen/horizontal_fusion.h"
 #include "codegen/program_emitter.h"
@@ -57,8 +58,10 @@ std::string ProgramEmitter::run() {
     if (!opts_.library.empty()) {
         library_functions(main_path);
     } else {
+        if (opts_.compile_parts) out_ += kHostBegin;
         run_program();
         main_function(main_path);
+        if (opts_.compile_parts) out_ += kHostEnd;
     }
     prune_unused_locals(out_);
     const std::string mark = "\x02workspace\x02";
@@ -72,6 +75,7 @@ std::string ProgramEmitter::run() {
                          "static const size_t kWorkspaceBytes = " +
                          std::to_string(publish_bytes_ > 0 ? publish_offset() + publish_bytes_ : kp_.workspace_bytes) +
                          ";\n");
+    if (opts_.compile_parts) assign_compile_parts(out_, kernel_work_, true);
     return out_;
 }
 
@@ -282,9 +286,21 @@ std::string ProgramEmitter::bound_value_globals() const {
     return "// ---- run-time bounds read as values (" + names +
            "): TRLG_BOUND(k) is bound k of kBoundNames, as --bound\n"
            "// sets it; run_program copies it before the first launch.\n"
+           "#if defined(TRL_PART)  // one array for both compile parts (codegen/compile_parts.h)\n"
+           "#if TRL_PART == 0\n"
+           "long long trlg_bound_host[" +
+           n +
+           "];\n"
+           "#else\n"
+           "extern long long trlg_bound_host[" +
+           n +
+           "];\n"
+           "#endif\n"
+           "#else\n"
            "static long long trlg_bound_host[" +
            n +
            "];\n"
+           "#endif\n"
            "#if defined(__CUDACC__)\n"
            "__constant__ long long trlg_bound_device[" +
            n +

@@ -16,6 +16,7 @@
 #include <set>
 #include <string>
 
+#include "codegen/compile_parts.h"
 #include "codegen/expr_emitter.h"
 #include "codegen/horizontal_fusion.h"
 #include "codegen/kernel_plan.h"
@@ -180,6 +181,13 @@ int64_t ProgramEmitter::statement_work(const Statement &st, std::set<const ir::N
     return std::max(work_numel(root.type), work_estimate(root, seen));  // at least its store
 }
 
+int64_t ProgramEmitter::run_work(const Statement &st, int si) {
+    const ir::Tensor &x = prog_.tensors.at(st.index);
+    const ir::Node &root = *x.equations.at(st.equation).body;
+    return std::max(work_numel(root.type), weighted_work(root)) * batch_count(st, x.dims) *
+           statement_instances(sched_, si);
+}
+
 int64_t ProgramEmitter::operand_work(const BlasProduct &p, int64_t points) {
     std::set<const ir::Node *> seen;
     int64_t a = p.a_in_place ? 0 : work_estimate(*p.node->args.at(0), seen);
@@ -284,6 +292,9 @@ void ProgramEmitter::operand_function(int si, size_t j) {
     body +=
         with_row_split(bp.points, kname, [&](std::optional<RowSplit> *rows) { return operand_body(st, bp, j, rows); });
     publish_ok_ = false;
+    kernel_work_[kname] = {operand_work(p, bp.points) * statement_instances(sched_, si),
+                           statement_instances(sched_, si),
+                           /*operands=*/true};
     out_ += kernel_text(kname,
                         "TRL_KERNEL " + kname + "(TRL_KERNEL_RANGE" + row_params(kname) +
                             ", char *arena, char *ws, trl::Philox2x32Key stream" + params(st) + ") {\n",
@@ -305,6 +316,7 @@ std::string ProgramEmitter::kernel_text(const std::string &name, const std::stri
         frames_bytes_ = std::max(frames_bytes_, frame_.max * threads);
     }
     frame_ = KernelFrame{};
+    if (opts_.compile_parts) return part_begin_marker(name) + s + "}\n" + part_end_marker(name);
     return s + "}\n";
 }
 
@@ -392,6 +404,12 @@ void ProgramEmitter::fused_function(int g) {
     }
     body += "    }\n";
     const Statement &first = sched_.statements.at(members.front());
+    int64_t work = 0;
+    for (int m : members) {
+        const Statement &st = sched_.statements.at(m);
+        work += run_work(st, m);
+    }
+    kernel_work_[name] = {work, statement_instances(sched_, members.front())};
     out_ += kernel_text(name,
                         "TRL_KERNEL " + name + "(TRL_KERNEL_RANGE" + row_params(name) + ", char *arena" + sig + ") {\n",
                         body, batch_count(first, prog_.tensors.at(first.index).dims));
@@ -473,6 +491,7 @@ void ProgramEmitter::statement_function(int si) {
                                [&](std::optional<RowSplit> *rows) { return tensor_point_body(st, 2, rows); });
         publish_ok_ = false;
         body += "    }\n";
+        kernel_work_[fname] = {run_work(st, si), statement_instances(sched_, si)};
         out_ += kernel_text(fname,
                             "TRL_KERNEL " + fname + "(TRL_KERNEL_RANGE" + row_params(fname) + ", char *arena, " +
                                 (gemm ? "char *ws, " : "") + "trl::Philox2x32Key stream" + params(st) + ") {\n",
@@ -521,6 +540,7 @@ void ProgramEmitter::statement_function(int si) {
         ee.line("TRLG_EMIT(" + sid + ", " + index + ", fields, " + std::to_string(fields.size()) + ");");
         body += "    }\n";
         body.replace(body.find(slot_mark), slot_mark.size(), std::to_string(slot));
+        kernel_work_[fname] = {0, statement_instances(sched_, si)};
         out_ += kernel_text(fname, header, body, batch_count(st, em.vars));
         emit_slot_[si] = slot;
         return;

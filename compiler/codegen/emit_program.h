@@ -52,6 +52,9 @@ struct CodegenOptions {
     /** --distributed=mpi|nccl: the process-group layer the program links (trl_dist_LAYER,
      *  runtime/trl_rt.h) when the program is distributed (ir::Program::distributed). */
     std::string dist_layer = "mpi";
+    /** trlc -o on the host: the kernels in two compile parts (codegen/compile_parts.h), an -O3
+     *  one and an -O2 one, between #if guards that a whole compile ignores. */
+    bool compile_parts = false;
 };
 
 /** The generated source.  Throws CodegenError for an unsupported operation. */

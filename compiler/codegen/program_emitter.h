@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/compile_parts.h"
 #include "codegen/emit_program.h"
 #include "codegen/expr_emitter.h"
 #include "codegen/kernel_plan.h"
@@ -215,8 +216,14 @@ private:
     static int64_t staged_bytes(const std::string &key, const Val &v);
     ExprEmitter::BoundValues bound_values_;      // run-time bounds read by kernels as values
     std::map<std::string, RowSplit> row_split_;  // kernel name -> its row split (codegen/row_split.h)
-    KernelFrame frame_;                          // the frame of the kernel being emitted (device code)
-    int64_t frames_bytes_ = 0;                   // the frames of the largest launch: max of frame x grid threads
+    /** Kernel name -> its element operations over a run (codegen/compile_parts.h), set before
+     *  kernel_text. */
+    std::map<std::string, KernelWeight> kernel_work_;
+    /** Tensor statement "st" (index "si")'s weighted element operations over a run, for
+     *  kernel_work_ (codegen/compile_parts.h). */
+    int64_t run_work(const Statement &st, int si);
+    KernelFrame frame_;         // the frame of the kernel being emitted (device code)
+    int64_t frames_bytes_ = 0;  // the frames of the largest launch: max of frame x grid threads
     /** Row splits that publish (codegen/row_split.h) use the workspace past the products', at
      *  publish_offset(): publish_ok_ while a kernel with the workspace is emitted, its bytes in
      *  kernel_publish_, the largest kernel's in publish_bytes_ (kWorkspaceBytes includes them). */

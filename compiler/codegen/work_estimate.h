@@ -34,22 +34,25 @@ inline int64_t work_numel(const ir::Type &t) {
 }
 
 /** Element operations of one evaluation of the DAG below "root" (distinct nodes counted once);
- *  "seen" carries the nodes already counted across calls (the statements of a fused kernel). */
-inline int64_t work_estimate(const ir::Node &root, std::set<const ir::Node *> &seen) {
+ *  "seen" carries the nodes already counted across calls (the statements of a fused kernel).
+ *  "weigh", when given, multiplies each node's own count by its cost relative to an add
+ *  (codegen/compile_parts.h's weighted_work). */
+inline int64_t work_estimate(const ir::Node &root, std::set<const ir::Node *> &seen,
+                             int64_t (*weigh)(const ir::Node &) = nullptr) {
     if (!seen.insert(&root).second) return 0;
     const bool free = root.kind == ir::NodeKind::Read || root.kind == ir::NodeKind::TupleGet || root.type.is_tuple;
     int64_t self = free ? 0 : work_numel(root.type), operands = 0, below = 0;
     for (const auto &a : root.args) {
         if (!a) continue;
         if (!a->type.is_tuple && !free) operands = std::max(operands, work_numel(a->type));
-        below += work_estimate(*a, seen);
+        below += work_estimate(*a, seen, weigh);
     }
     for (const auto &si : root.sindex)
-        if (si.value) below += work_estimate(*si.value, seen);
+        if (si.value) below += work_estimate(*si.value, seen, weigh);
     if (root.kind == ir::NodeKind::Builtin && root.builtin == ir::BuiltinOp::MatMul && root.args.size() == 2 &&
         root.args[0] && !root.args[0]->type.shape.empty())
         self *= std::max<int64_t>(1, root.args[0]->type.shape.back().max_value);
-    return std::max(self, operands) + below;
+    return std::max(self, operands) * (weigh ? weigh(root) : 1) + below;
 }
 
 inline int64_t work_estimate(const ir::Node &root) {

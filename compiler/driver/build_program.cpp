@@ -4,6 +4,10 @@
 //         <runtime sources> -I<runtime> -lopenblas -o prog
 //         (with libxsmm found at configure time: -DTRL_USE_LIBXSMM ... libxsmm.a -lopenblas
 //         -lpthread -ldl; the standalone source, with the runtime inside, stays OpenBLAS only)
+//         A source in two compile parts (codegen/compile_parts.h; the default level, not a
+//         library, --standalone or --sanitize build): the same flags with -DTRL_PART=1 -O3 and
+//         -DTRL_PART=0 -O2 (vectorizer as -O2 below), each `-c -x c++ prog.cu -o partN.o`, run
+//         at once, then the command above links part0.o part1.o instead of compiling prog.cu.
 //   cuda: $TRLC_NVCC -std=c++17 -O2 -fmad=false -gencode arch=compute_NN,code=sm_NN ...
 //         -gencode arch=compute_MM,code=compute_MM prog.cu <runtime sources> -I<runtime>
 //         -lcublas -o prog
@@ -72,6 +76,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "codegen/compile_parts.h"
 #include "driver/build_cache.h"
 #include "driver/mpi_config.h"
 #include "driver/runtime_objects.h"
@@ -422,6 +427,7 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
     }
     std::string olevel = "-O" + std::to_string(opts.opt_level >= 0 ? opts.opt_level : on_host ? 3 : 2);
     std::vector<std::string> argv;
+    std::vector<std::vector<std::string>> parts;  // compile parts, run at once before argv
     std::string tool_name;
     if (on_host) {
         tool_name = "the host C++ compiler";
@@ -452,6 +458,26 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
                 argv.push_back(a);
         argv.push_back("-o");
         argv.push_back(opts.output);
+        // A source in two compile parts (codegen/compile_parts.h) at the default level: part 1
+        // (the kernels doing most of the work) at -O3 and part 0 at -O2, compiled side by side,
+        // then this command links their objects instead of compiling the source.
+        if (target == "host" && !opts.standalone && !opts.shared_library && opts.opt_level < 0 &&
+            opts.sanitize.empty() && source.find(codegen::kPartsLine) != std::string::npos) {
+            for (int p = 0; p < 2; ++p) {
+                std::vector<std::string> unused;
+                std::vector<std::string> c = host_command(opts, p == 1 ? "-O3" : "-O2", &unused);
+                const std::string obj = tmpdir + "/part" + std::to_string(p) + ".o";
+                for (const std::string &a :
+                     {std::string("-DTRL_RT_OUTLINED"), "-DTRL_PART=" + std::to_string(p), "-I" + rt, std::string("-c"),
+                      std::string("-x"), std::string("c++"), cu, std::string("-o"), obj})
+                    c.push_back(a);
+                parts.push_back(c);
+                temp_files.push_back(obj);
+            }
+            auto x = std::find(argv.begin(), argv.end(), cu);  // "-x c++ CU -x none" -> the objects
+            x = argv.erase(x - 2, x + 3);
+            argv.insert(x, {tmpdir + "/part0.o", tmpdir + "/part1.o"});
+        }
     } else {
         tool_name = "nvcc";
         argv = {find_nvcc(), "-std=c++17", olevel, "-fmad=false"};
@@ -502,7 +528,18 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
         if (opts.distributed == "nccl") argv.push_back("-lnccl");  // the toolkit's, or the system's
         for (const std::string &s : {std::string("-lcublas"), std::string("-o"), opts.output}) argv.push_back(s);
     }
-    ToolRun r = run_tool(argv, tmpdir + "/tool-output.txt");
+    ToolRun r;
+    if (!parts.empty()) {
+        std::vector<ToolRun> pr = run_tools(parts, {tmpdir + "/part0-output.txt", tmpdir + "/part1-output.txt"});
+        for (size_t p = 0; p < pr.size() && r.started == false; ++p)
+            if (!pr[p].started || pr[p].exit_status != 0) {
+                r = pr[p];
+                argv = parts[p];
+            }
+        if (!r.started && r.spawn_errno == 0) r = run_tool(argv, tmpdir + "/tool-output.txt");  // the link
+    } else {
+        r = run_tool(argv, tmpdir + "/tool-output.txt");
+    }
     remove_dir(tmpdir, temp_files);
     if (!r.started) {
         diag.error(

@@ -200,6 +200,11 @@ int codegen_stage(PipelineState &s) {
     // PPO CartPole's took 0.3 s, 8 % of its front end.
     source_opts.format = !s.opts.emit.empty() || s.opts.output.empty() || s.opts.keep_source;
     if (!s.opts.distributed.empty()) source_opts.dist_layer = s.opts.distributed;
+    // `trlc -o` at the default level: the kernels in an -O3 and an -O2 compile part
+    // (codegen/compile_parts.h; build_program compiles them side by side on the host, and a CUDA
+    // or whole compile ignores the guards).
+    s.codegen.compile_parts = s.opts.emit.empty() && !s.opts.output.empty() && !s.opts.standalone &&
+                              s.opts.opt_level < 0 && s.opts.sanitize.empty() && s.opts.target != "cuda-emu";
     try {
         if (s.opts.emit == "library" && s.plan.host_bytes > 0) {
             // The host arena is a static array of the generated source (trlg_swap): one per

@@ -26,11 +26,13 @@ std::string make_temp_dir(const std::string &prefix) {
     return mkdtemp(tmpl.data()) ? std::string(tmpl.data()) : std::string();
 }
 
-ToolRun run_tool(const std::vector<std::string> &argv, const std::string &log) {
-    ToolRun r;
+namespace {
+
+/** Starts argv with its output in "log"; r.started false (and spawn_errno) when it cannot. */
+pid_t spawn_tool(const std::vector<std::string> &argv, const std::string &log, ToolRun &r) {
     if (argv.empty()) {
         r.spawn_errno = EINVAL;
-        return r;
+        return 0;
     }
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
@@ -45,9 +47,14 @@ ToolRun run_tool(const std::vector<std::string> &argv, const std::string &log) {
     posix_spawn_file_actions_destroy(&fa);
     if (rc != 0) {
         r.spawn_errno = rc;
-        return r;
+        return 0;
     }
     r.started = true;
+    return pid;
+}
+
+/** Waits for "pid" and reads (then removes) its log into r. */
+void finish_tool(pid_t pid, const std::string &log, ToolRun &r) {
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     if (WIFEXITED(status))
@@ -59,6 +66,21 @@ ToolRun run_tool(const std::vector<std::string> &argv, const std::string &log) {
     ss << in.rdbuf();
     r.output = ss.str();
     std::remove(log.c_str());
+}
+
+}  // namespace
+
+ToolRun run_tool(const std::vector<std::string> &argv, const std::string &log) {
+    return run_tools({argv}, {log}).front();
+}
+
+std::vector<ToolRun> run_tools(const std::vector<std::vector<std::string>> &argvs,
+                               const std::vector<std::string> &logs) {
+    std::vector<ToolRun> r(argvs.size());
+    std::vector<pid_t> pids(argvs.size(), 0);
+    for (size_t k = 0; k < argvs.size(); ++k) pids[k] = spawn_tool(argvs[k], logs.at(k), r[k]);
+    for (size_t k = 0; k < argvs.size(); ++k)
+        if (r[k].started) finish_tool(pids[k], logs[k], r[k]);
     return r;
 }
 

@@ -20,6 +20,11 @@ struct ToolRun {
  *  the file "log" (created, read back into ToolRun::output, then removed); waits for it. */
 ToolRun run_tool(const std::vector<std::string> &argv, const std::string &log);
 
+/** run_tool for several commands at once: all started, then all waited for (logs[k] is
+ *  argvs[k]'s log file; the same length).  The k-th result is argvs[k]'s. */
+std::vector<ToolRun> run_tools(const std::vector<std::vector<std::string>> &argvs,
+                               const std::vector<std::string> &logs);
+
 /** A new private directory $TMPDIR/PREFIX-XXXXXX (/tmp when TMPDIR is unset or empty), made by
  *  mkdtemp; "" when it cannot be made (errno says why).  The caller removes it. */
 std::string make_temp_dir(const std::string &prefix);

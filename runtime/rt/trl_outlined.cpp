@@ -14,6 +14,8 @@ void orthogonal_f64_outlined(RngKey key, int64_t rows, int64_t cols, double gain
     orthogonal_f64(key, rows, cols, gain, out, work);
 }
 
+void permutation_i32_outlined(RngKey key, int64_t n, int32_t *out) { permutation_i32(key, n, out); }
+
 namespace trig_detail {
 double sin_quadrant_outlined(double x, int off) { return sin_quadrant(x, off); }
 }  // namespace trig_detail

@@ -1,0 +1,186 @@
+// compile_parts — the kernels of a host program split into an -O3 part and an -O2 part; see
+// compile_parts.h.
+#include "codegen/compile_parts.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+#include <vector>
+
+#include "codegen/work_estimate.h"
+#include "schedule/schedule.h"
+#include "schedule/schedule_impl.h"
+
+namespace trlc::codegen {
+
+const char *const kPartsLine = "// trlc -o compiles this source in two parts";
+const char *const kHostBegin = "\x03host\x03\n";
+const char *const kHostEnd = "\x03endhost\x03\n";
+
+namespace {
+
+int64_t weight(const ir::Node &n) {
+    using ir::NodeKind;
+    switch (n.kind) {
+    case NodeKind::Unary:
+        switch (n.uop) {
+        case ir::UnaryOp::Sin:
+        case ir::UnaryOp::Cos: return n.type.dtype == ir::DType::F64 ? 64 : 16;
+        case ir::UnaryOp::Exp:
+        case ir::UnaryOp::Log:
+        case ir::UnaryOp::Tanh:
+        case ir::UnaryOp::Sigmoid:
+        case ir::UnaryOp::Softplus: return 16;
+        default: return 1;
+        }
+    case NodeKind::Binary: return n.bop == ir::BinaryOp::Pow ? 16 : 1;
+    case NodeKind::Extern: return 64;
+    case NodeKind::Rng: return 16;
+    case NodeKind::Builtin:
+        switch (n.builtin) {
+        case ir::BuiltinOp::Logsumexp:
+        case ir::BuiltinOp::Softmax:
+        case ir::BuiltinOp::LogSoftmax:
+        case ir::BuiltinOp::Uniform:
+        case ir::BuiltinOp::Normal:
+        case ir::BuiltinOp::Categorical:
+        case ir::BuiltinOp::Orthogonal: return 16;
+        case ir::BuiltinOp::Permutation: {
+            int64_t w = 16, m = work_numel(n.type);
+            while (m > 1) m >>= 1, w += 16;
+            return w;
+        }
+        default: return 1;
+        }
+    default: return 1;
+    }
+}
+
+}  // namespace
+
+int64_t weighted_work(const ir::Node &root) {
+    std::set<const ir::Node *> seen;
+    return work_estimate(root, seen, &weight);
+}
+
+int64_t statement_instances(const Schedule &sched, int si) {
+    const isl::set &dom = sched.impl().stmt_domain.at(si);
+    if (dom.is_empty()) return 0;
+    int64_t n = 1;
+    const int dims = static_cast<int>(dom.tuple_dim());
+    for (int d = 0; d < dims; ++d) {
+        isl::val lo = dom.dim_min_val(d), hi = dom.dim_max_val(d);
+        if (!lo.is_int() || !hi.is_int()) return INT64_MAX / 4;  // unbounded: count it heavy
+        const int64_t extent = hi.get_num_si() - lo.get_num_si() + 1;
+        n = std::min<int64_t>(INT64_MAX / 4, n * std::max<int64_t>(1, extent));
+    }
+    return n;
+}
+
+std::string part_begin_marker(const std::string &name) { return "\x03part " + name + "\x03\n"; }
+std::string part_end_marker(const std::string &name) { return "\x03end " + name + "\x03\n"; }
+
+namespace {
+
+struct Marked {
+    std::string name;
+    size_t begin = 0, end = 0;  // offsets of the two marker lines
+};
+
+std::vector<Marked> find_marked(const std::string &src) {
+    std::vector<Marked> out;
+    const std::string open = "\x03part ";
+    for (size_t at = src.find(open); at != std::string::npos; at = src.find(open, at + 1)) {
+        Marked m;
+        size_t close = src.find('\x03', at + open.size());
+        m.name = src.substr(at + open.size(), close - at - open.size());
+        m.begin = at;
+        m.end = src.find(part_end_marker(m.name), close);
+        out.push_back(m);
+    }
+    return out;
+}
+
+void erase_all(std::string &src, const std::string &what) {
+    for (size_t at = src.find(what); at != std::string::npos; at = src.find(what, at)) src.erase(at, what.size());
+}
+
+}  // namespace
+
+bool assign_compile_parts(std::string &src, const std::map<std::string, KernelWeight> &weights, bool split) {
+    std::vector<Marked> kernels = find_marked(src);
+    // The lightest kernels, together at most kColdShare of the total, go to part 0, unless
+    // launched at least an eighth as often as the most launched kernel; operand kernels never.
+    std::vector<std::pair<int64_t, std::string>> order;
+    double total = 0;
+    int64_t most = 0;
+    for (const Marked &m : kernels) {
+        auto w = weights.find(m.name);
+        KernelWeight v = w == weights.end() ? KernelWeight{} : w->second;
+        if (!v.operands) order.push_back({v.work, m.name});
+        total += static_cast<double>(v.work);
+        most = std::max(most, v.launches);
+    }
+    std::sort(order.begin(), order.end());
+    std::map<std::string, int> part;
+    for (const Marked &m : kernels) part[m.name] = 1;
+    double cold = 0;
+    for (const auto &o : order) {
+        auto w = weights.find(o.second);
+        const int64_t launches = w == weights.end() ? 0 : w->second.launches;
+        bool fits = cold + static_cast<double>(o.first) <= kColdShare * total && launches < most / 8 + 1;
+        if (fits) cold += static_cast<double>(o.first);
+        part[o.second] = fits ? 0 : 1;
+    }
+    int hot = 0;
+    for (const auto &p : part) hot += p.second;
+    split = split && hot > 0 && hot < static_cast<int>(part.size()) && src.find(kHostBegin) != std::string::npos;
+    if (!split) {
+        for (const Marked &m : kernels) {
+            erase_all(src, part_begin_marker(m.name));
+            erase_all(src, part_end_marker(m.name));
+        }
+        erase_all(src, kHostBegin);
+        erase_all(src, kHostEnd);
+        return false;
+    }
+    // Back to front, so that the offsets found stay valid.  Each guard says why.
+    for (auto m = kernels.rbegin(); m != kernels.rend(); ++m) {
+        const size_t end_len = part_end_marker(m->name).size(), begin_len = part_begin_marker(m->name).size();
+        auto w = weights.find(m->name);
+        const KernelWeight v = w == weights.end() ? KernelWeight{} : w->second;
+        char why[160];
+        snprintf(why, sizeof why, "  // %s%.2f %% of the estimated work, %lld launches\n",
+                 v.operands ? "a product's operands, " : "",
+                 total > 0 ? 100.0 * static_cast<double>(v.work) / total : 0.0, static_cast<long long>(v.launches));
+        if (part[m->name] == 1) {
+            // part 0 calls it: its declaration, the header line with ";" for " {"
+            size_t body = m->begin + begin_len, eol = src.find('\n', body);
+            std::string header = src.substr(body, eol - body);
+            if (header.size() >= 2 && header.compare(header.size() - 2, 2, " {") == 0) header.resize(header.size() - 2);
+            src.replace(m->end, end_len, "#else\n" + header + ";\n#endif\n");
+            src.replace(m->begin, begin_len, "#if TRL_IN_PART(1)" + std::string(why));
+        } else {
+            src.replace(m->end, end_len, "#endif\n");
+            src.replace(m->begin, begin_len, "#if TRL_IN_PART(0)" + std::string(why));
+        }
+    }
+    size_t host = src.find(kHostBegin);
+    src.replace(host, std::string(kHostBegin).size(), "#if TRL_IN_PART(0)  // run_program, main\n");
+    size_t host_end = src.find(kHostEnd);
+    src.replace(host_end, std::string(kHostEnd).size(), "#endif  // TRL_IN_PART(0)\n");
+    const size_t first = src.find("#if TRL_IN_PART(");
+    src.insert(first, std::string(kPartsLine) +
+                          " (codegen/compile_parts.h): part 0 (-DTRL_PART=0:\n"
+                          "// run_program, main, the kernels that do the least work, at -O2) and part 1\n"
+                          "// (-DTRL_PART=1: the other kernels, at -O3), side by side, then linked.\n"
+                          "// Without TRL_PART it compiles whole.\n"
+                          "#if defined(TRL_PART)\n"
+                          "#define TRL_IN_PART(p) (TRL_PART == (p))\n"
+                          "#else\n"
+                          "#define TRL_IN_PART(p) 1\n"
+                          "#endif\n");
+    return true;
+}
+
+}  // namespace trlc::codegen

@@ -1,0 +1,89 @@
+#pragma once
+// compile_parts — which kernels of a generated host program `trlc -o` compiles at -O3 and which
+// at -O2, as two parts of the one source compiled side by side (issue 14: the host compile).
+//
+// What it does: every kernel is weighed by the element operations of a whole run (its
+// statements' weighted_work at one batch point × batch points × instances, the instances
+// counted as the box around the statement's domain).  The lightest kernels, together at most
+// kColdShare of the program's total, form part 0 with run_program, main and the host
+// functions, except those launched nearly as often as the most launched one (an environment's
+// step: scalar code whose estimate says little of its time, 70 % slower at -O2 in PPO
+// CartPole) and the operand kernels of products (gathers and transposes that -O3's peeling
+// speeds up: PPO's gradient region was 11 % slower with them at -O2); the others form part 1.
+// The source stays one file that compiles whole: each kernel sits between `#if TRL_IN_PART(p)`
+// guards, true for every p unless TRL_PART is defined, and part 0 declares part 1's kernels.
+// The driver (driver/build_program.cpp) compiles it with -DTRL_PART=1 -O3 and -DTRL_PART=0
+// -O2 (the -O3 loop vectorizer kept) at the same time and links both.
+//
+// When it applies: a host program (not a library, --standalone or CUDA source: those compile
+// whole) with at least one kernel in each part.  Same arithmetic: both levels keep
+// -ffp-contract=off and no reassociation, so the bits do not change; GCC's -O3 passes only
+// make the hot loops faster.  Measured on PPO CartPole (one core, least of 3): the whole source
+// at -O3 6.8 s, part 1 at -O3 3.3 s and part 0 at -O2 2.2 s (on two cores 3.3–3.9 s of wall
+// time); the same log bytes, every region of --profile as fast (least of 7 interleaved runs).
+// Part 0 at -O1 compiled in 1.1 s but trained 15 % slower (the metrics kernel unvectorized).
+//
+// Before (kernel_text's markers):              After (assign_compile_parts, a part 1 kernel):
+//     \x03part k_h_0\x03                          // h_0: h at prog.trl:7
+//     TRL_KERNEL k_h_0(...) {                       #if TRL_IN_PART(1) // 96.65 % of the estimated work, 40 launches
+//     ...                                           TRL_KERNEL k_h_0(...) {
+//     }                                             ...
+//     \x03end k_h_0\x03                           }
+//                                                   #else
+//                                                   TRL_KERNEL k_h_0(...);
+//                                                   #endif
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "ir/ir.h"
+
+namespace trlc {
+
+class Schedule;
+
+namespace codegen {
+
+/** Share of a program's estimated work the kernels of part 0 may do together (of all kernels'
+ *  weighted element operations).  It bounds what a misjudged kernel can cost: the whole PPO
+ *  CartPole source at -O2 (with -O3's vectorizer) trains ~5 % slower than at -O3. */
+constexpr double kColdShare = 0.05;
+
+/** Element operations of one evaluation of "root" (work_estimate.h) with each operation weighed
+ *  by what it costs beyond an add: transcendentals, random draws and softmaxes 16, f64 sin and
+ *  cos (correctly rounded: the environments' dynamics) and extern calls 64, a permutation of n
+ *  16·log2(n) per element.  Without the weights the environment step of PPO CartPole and its
+ *  minibatch permutation counted as cheap and went to -O2, where they ran 70 % and 27 % slower
+ *  (4 % of the run). */
+int64_t weighted_work(const ir::Node &root);
+
+/** Instances of statement "si" of "sched": the product of its domain's extents (the box around
+ *  it: exact for the rectangular domains of training programs, an upper bound otherwise). */
+int64_t statement_instances(const Schedule &sched, int si);
+
+/** The marker line before kernel "name"'s definition and the one after it (kernel_text's). */
+std::string part_begin_marker(const std::string &name);
+std::string part_end_marker(const std::string &name);
+
+/** The marker lines around run_program and main (part 0 only). */
+extern const char *const kHostBegin;
+extern const char *const kHostEnd;
+
+/** A kernel's weight: weighted element operations over a run, and launches (instances). */
+struct KernelWeight {
+    int64_t work = 0;
+    int64_t launches = 0;
+    bool operands = false;  // the operand kernel of a product: always part 1
+};
+
+/** Replaces the markers of "src" by part guards (file comment), given each kernel's weight (a
+ *  kernel missing from "weights" weighs nothing); with "split" false, or when either
+ *  part would be empty, the markers are removed and the source is one whole as before.  Returns
+ *  whether it split; a split source starts its guards with kPartsLine. */
+bool assign_compile_parts(std::string &src, const std::map<std::string, KernelWeight> &weights, bool split);
+
+/** The line a split source carries (the driver looks for it). */
+extern const char *const kPartsLine;
+
+}  // namespace codegen
+}  // namespace trlc
