@@ -16,7 +16,9 @@
 // -O2 (the -O3 loop vectorizer kept) at the same time and links both.
 //
 // When it applies: a host program (not a library, --standalone or CUDA source: those compile
-// whole) with at least one kernel in each part.  Same arithmetic: both levels keep
+// whole) with at least one kernel in each part and no `extern fn` (an extern's header, which
+// the source includes, may define non-inline functions: both parts would define them, and the
+// link fails; driver/pipeline.cpp).  Same arithmetic: both levels keep
 // -ffp-contract=off and no reassociation, so the bits do not change; GCC's -O3 passes only
 // make the hot loops faster.  Measured on PPO CartPole (one core, least of 3): the whole source
 // at -O3 6.8 s, part 1 at -O3 3.3 s and part 0 at -O2 2.2 s (on two cores 3.3–3.9 s of wall

@@ -202,9 +202,11 @@ int codegen_stage(PipelineState &s) {
     if (!s.opts.distributed.empty()) source_opts.dist_layer = s.opts.distributed;
     // `trlc -o` at the default level: the kernels in an -O3 and an -O2 compile part
     // (codegen/compile_parts.h; build_program compiles them side by side on the host, and a CUDA
-    // or whole compile ignores the guards).
+    // or whole compile ignores the guards).  Not with `extern fn`s: their headers, included by
+    // the source, may define functions that two parts would both define (chain.cuh).
     s.codegen.compile_parts = s.opts.emit.empty() && !s.opts.output.empty() && !s.opts.standalone &&
-                              s.opts.opt_level < 0 && s.opts.sanitize.empty() && s.opts.target != "cuda-emu";
+                              s.opts.opt_level < 0 && s.opts.sanitize.empty() && s.opts.target != "cuda-emu" &&
+                              s.prog.externs.empty();
     try {
         if (s.opts.emit == "library" && s.plan.host_bytes > 0) {
             // The host arena is a static array of the generated source (trlg_swap): one per
