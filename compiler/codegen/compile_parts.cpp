@@ -107,35 +107,36 @@ void erase_all(std::string &src, const std::string &what) {
 
 }  // namespace
 
-bool assign_compile_parts(std::string &src, const std::map<std::string, KernelWeight> &weights, bool split) {
+bool assign_compile_parts(std::string &src, const std::map<std::string, KernelWeight> &weights) {
     std::vector<Marked> kernels = find_marked(src);
-    // The lightest kernels, together at most kColdShare of the total, go to part 0, unless
-    // launched at least an eighth as often as the most launched kernel; operand kernels never.
-    std::vector<std::pair<int64_t, std::string>> order;
+    std::map<std::string, KernelWeight> weight_of;  // every marked kernel's (missing: nothing)
     double total = 0;
     int64_t most = 0;
     for (const Marked &m : kernels) {
         auto w = weights.find(m.name);
-        KernelWeight v = w == weights.end() ? KernelWeight{} : w->second;
-        if (!v.operands) order.push_back({v.work, m.name});
+        const KernelWeight v = w == weights.end() ? KernelWeight{} : w->second;
+        weight_of[m.name] = v;
         total += static_cast<double>(v.work);
         most = std::max(most, v.launches);
     }
+    // The lightest kernels, together at most kColdShare of the total, go to part 0, unless
+    // launched at least an eighth as often as the most launched kernel; operand kernels never.
+    std::vector<std::pair<int64_t, std::string>> order;
+    for (const auto &w : weight_of)
+        if (!w.second.operands) order.push_back({w.second.work, w.first});
     std::sort(order.begin(), order.end());
     std::map<std::string, int> part;
     for (const Marked &m : kernels) part[m.name] = 1;
     double cold = 0;
     for (const auto &o : order) {
-        auto w = weights.find(o.second);
-        const int64_t launches = w == weights.end() ? 0 : w->second.launches;
-        bool fits = cold + static_cast<double>(o.first) <= kColdShare * total && launches < most / 8 + 1;
+        bool fits =
+            cold + static_cast<double>(o.first) <= kColdShare * total && weight_of[o.second].launches < most / 8 + 1;
         if (fits) cold += static_cast<double>(o.first);
         part[o.second] = fits ? 0 : 1;
     }
     int hot = 0;
     for (const auto &p : part) hot += p.second;
-    split = split && hot > 0 && hot < static_cast<int>(part.size()) && src.find(kHostBegin) != std::string::npos;
-    if (!split) {
+    if (hot == 0 || hot == static_cast<int>(part.size()) || src.find(kHostBegin) == std::string::npos) {
         for (const Marked &m : kernels) {
             erase_all(src, part_begin_marker(m.name));
             erase_all(src, part_end_marker(m.name));
@@ -147,8 +148,7 @@ bool assign_compile_parts(std::string &src, const std::map<std::string, KernelWe
     // Back to front, so that the offsets found stay valid.  Each guard says why.
     for (auto m = kernels.rbegin(); m != kernels.rend(); ++m) {
         const size_t end_len = part_end_marker(m->name).size(), begin_len = part_begin_marker(m->name).size();
-        auto w = weights.find(m->name);
-        const KernelWeight v = w == weights.end() ? KernelWeight{} : w->second;
+        const KernelWeight &v = weight_of[m->name];
         char why[160];
         snprintf(why, sizeof why, "  // %s%.2f %% of the estimated work, %lld launches\n",
                  v.operands ? "a product's operands, " : "",

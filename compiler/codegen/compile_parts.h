@@ -79,10 +79,10 @@ struct KernelWeight {
 };
 
 /** Replaces the markers of "src" by part guards (file comment), given each kernel's weight (a
- *  kernel missing from "weights" weighs nothing); with "split" false, or when either
- *  part would be empty, the markers are removed and the source is one whole as before.  Returns
- *  whether it split; a split source starts its guards with kPartsLine. */
-bool assign_compile_parts(std::string &src, const std::map<std::string, KernelWeight> &weights, bool split);
+ *  kernel missing from "weights" weighs nothing); when either part would be empty, the markers
+ *  are removed and the source is one whole as before.  Returns whether it split; a split
+ *  source starts its guards with kPartsLine. */
+bool assign_compile_parts(std::string &src, const std::map<std::string, KernelWeight> &weights);
 
 /** The line a split source carries (the driver looks for it). */
 extern const char *const kPartsLine;

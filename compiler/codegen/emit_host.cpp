@@ -75,7 +75,7 @@ std::string ProgramEmitter::run() {
                          "static const size_t kWorkspaceBytes = " +
                          std::to_string(publish_bytes_ > 0 ? publish_offset() + publish_bytes_ : kp_.workspace_bytes) +
                          ";\n");
-    if (opts_.compile_parts) assign_compile_parts(out_, kernel_work_, true);
+    if (opts_.compile_parts) assign_compile_parts(out_, kernel_work_);
     return out_;
 }
 

@@ -292,9 +292,10 @@ void ProgramEmitter::operand_function(int si, size_t j) {
     body +=
         with_row_split(bp.points, kname, [&](std::optional<RowSplit> *rows) { return operand_body(st, bp, j, rows); });
     publish_ok_ = false;
-    kernel_work_[kname] = {operand_work(p, bp.points) * statement_instances(sched_, si),
-                           statement_instances(sched_, si),
-                           /*operands=*/true};
+    if (opts_.compile_parts) {
+        const int64_t launches = statement_instances(sched_, si);
+        kernel_work_[kname] = {operand_work(p, bp.points) * launches, launches, /*operands=*/true};
+    }
     out_ += kernel_text(kname,
                         "TRL_KERNEL " + kname + "(TRL_KERNEL_RANGE" + row_params(kname) +
                             ", char *arena, char *ws, trl::Philox2x32Key stream" + params(st) + ") {\n",
@@ -404,12 +405,11 @@ void ProgramEmitter::fused_function(int g) {
     }
     body += "    }\n";
     const Statement &first = sched_.statements.at(members.front());
-    int64_t work = 0;
-    for (int m : members) {
-        const Statement &st = sched_.statements.at(m);
-        work += run_work(st, m);
+    if (opts_.compile_parts) {
+        int64_t work = 0;
+        for (int m : members) work += run_work(sched_.statements.at(m), m);
+        kernel_work_[name] = {work, statement_instances(sched_, members.front())};
     }
-    kernel_work_[name] = {work, statement_instances(sched_, members.front())};
     out_ += kernel_text(name,
                         "TRL_KERNEL " + name + "(TRL_KERNEL_RANGE" + row_params(name) + ", char *arena" + sig + ") {\n",
                         body, batch_count(first, prog_.tensors.at(first.index).dims));
@@ -491,7 +491,7 @@ void ProgramEmitter::statement_function(int si) {
                                [&](std::optional<RowSplit> *rows) { return tensor_point_body(st, 2, rows); });
         publish_ok_ = false;
         body += "    }\n";
-        kernel_work_[fname] = {run_work(st, si), statement_instances(sched_, si)};
+        if (opts_.compile_parts) kernel_work_[fname] = {run_work(st, si), statement_instances(sched_, si)};
         out_ += kernel_text(fname,
                             "TRL_KERNEL " + fname + "(TRL_KERNEL_RANGE" + row_params(fname) + ", char *arena, " +
                                 (gemm ? "char *ws, " : "") + "trl::Philox2x32Key stream" + params(st) + ") {\n",
@@ -540,7 +540,7 @@ void ProgramEmitter::statement_function(int si) {
         ee.line("TRLG_EMIT(" + sid + ", " + index + ", fields, " + std::to_string(fields.size()) + ");");
         body += "    }\n";
         body.replace(body.find(slot_mark), slot_mark.size(), std::to_string(slot));
-        kernel_work_[fname] = {0, statement_instances(sched_, si)};
+        if (opts_.compile_parts) kernel_work_[fname] = {0, statement_instances(sched_, si)};
         out_ += kernel_text(fname, header, body, batch_count(st, em.vars));
         emit_slot_[si] = slot;
         return;

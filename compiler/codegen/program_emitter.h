@@ -216,8 +216,8 @@ private:
     static int64_t staged_bytes(const std::string &key, const Val &v);
     ExprEmitter::BoundValues bound_values_;      // run-time bounds read by kernels as values
     std::map<std::string, RowSplit> row_split_;  // kernel name -> its row split (codegen/row_split.h)
-    /** Kernel name -> its element operations over a run (codegen/compile_parts.h), set before
-     *  kernel_text. */
+    /** Kernel name -> its weight over a run (codegen/compile_parts.h), set before kernel_text
+     *  when the source is split into compile parts (CodegenOptions::compile_parts). */
     std::map<std::string, KernelWeight> kernel_work_;
     /** Tensor statement "st" (index "si")'s weighted element operations over a run, for
      *  kernel_work_ (codegen/compile_parts.h). */

@@ -458,11 +458,11 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
                 argv.push_back(a);
         argv.push_back("-o");
         argv.push_back(opts.output);
-        // A source in two compile parts (codegen/compile_parts.h) at the default level: part 1
-        // (the kernels doing most of the work) at -O3 and part 0 at -O2, compiled side by side,
-        // then this command links their objects instead of compiling the source.
-        if (target == "host" && !opts.standalone && !opts.shared_library && opts.opt_level < 0 &&
-            opts.sanitize.empty() && source.find(codegen::kPartsLine) != std::string::npos) {
+        // A source in two compile parts (codegen/compile_parts.h; codegen splits only `-o` at the
+        // default level, no library, --standalone, --sanitize or extern): part 1 (the kernels
+        // doing most of the work) at -O3 and part 0 at -O2, compiled side by side, then this
+        // command links their objects instead of compiling the source.
+        if (target == "host" && source.find(codegen::kPartsLine) != std::string::npos) {
             for (int p = 0; p < 2; ++p) {
                 std::vector<std::string> unused;
                 std::vector<std::string> c = host_command(opts, p == 1 ? "-O3" : "-O2", &unused);
