@@ -441,7 +441,8 @@ void ProgramEmitter::run_program() {
         out_ += "    char *ws = nullptr;  // operands and results of the trl_gemm products\n";
         out_ += "    TRL_CHECK(trl_workspace(ctx, kWorkspaceBytes, (void **)&ws));\n";
     }
-    for (const auto &st : sched_.statements) out_ += stream_key(st);
+    for (const auto &st : sched_.statements)  // none for a copy onto its own bytes: it never runs
+        if (!copies_onto_itself(st)) out_ += stream_key(st);
     runtime_bounds();
     if (frames_bytes_ > 0)
         out_ += "    trlg_set_frames(ctx, " + std::to_string(frames_bytes_) +

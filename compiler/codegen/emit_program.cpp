@@ -61,33 +61,7 @@ std::string ProgramEmitter::params(const Statement &st) {
 }
 
 bool ProgramEmitter::copies_onto_itself(const Statement &st) const {
-    if (st.kind != Statement::Tensor) return false;
-    const ir::Tensor &x = prog_.tensors.at(st.index);
-    if (st.equation < 0 || st.equation >= static_cast<int>(x.equations.size())) return false;
-    const ir::Node &body = *x.equations[st.equation].body;
-    if (body.kind != ir::NodeKind::Read || x.is_load || prog_.tensors.at(body.tensor).is_load) return false;
-    for (const ir::ReadIndex &ri : body.index)
-        if (ri.is_slice) return false;
-    const int bx = plan_.buffer_of(st.index), by = plan_.buffer_of(body.tensor);
-    if (bx < 0 || by < 0) return false;
-    auto one_address = [&](int b) {  // every point of the buffer at its offset
-        const Buffer &buf = plan_.buffers.at(b);
-        for (size_t d = 0; d < buf.modulus.size(); ++d)
-            if (buf.modulus[d] != 1 && buf.stride[d] != 0) return false;  // address() varies with d
-        return true;
-    };
-    if (!one_address(bx) || !one_address(by)) return false;
-    if (bx == by) return true;
-    // Another tensor's buffer at the same bytes (donated, as the mean over the ranks takes its
-    // gradient's), holding a value of the same type, so of the same layout; neither moved to
-    // the host arena under --mem-budget, where the two could be apart.
-    for (const Swap &sw : plan_.swaps)
-        if (sw.buffer == bx || sw.buffer == by) return false;
-    for (const Staging &sg : plan_.stagings)
-        if (sg.buffer == bx || sg.buffer == by) return false;
-    const ir::Tensor &y = prog_.tensors.at(body.tensor);
-    return plan_.buffers.at(bx).offset == plan_.buffers.at(by).offset &&
-           type_to_string(x.type) == type_to_string(y.type);
+    return trlc::copies_onto_itself(prog_, plan_, st);
 }
 
 std::string ProgramEmitter::tensor_point_body(const Statement &st, int indent, std::optional<RowSplit> *rows,

@@ -11,6 +11,8 @@
 //      only at the thread's own batch point, the batch dims lead their storage order, and
 //      they start at the same offset with the same bytes per batch point (a donation chain
 //      a -> b -> c of point buffers), so each thread reuses only its own bytes.
+// A copy onto its own bytes (copies_onto_itself: `net[t+1] = net[t]` on one slot) joins no
+// kernel: alone it launches nothing, inside a kernel it would copy 43 KB a step (DQN).
 // One batch point's work then happens in the order of the unfused kernels, and different
 // points never share bytes, so the fused kernel computes what the separate launches did (and
 // the memory plan stays as is).  With one batch point (no batch dims) the chain is sequential
@@ -188,6 +190,9 @@ private:
             // The mean over the ranks (trl_allreduce_mean) runs on the host after the statement's
             // kernel: no kernel holds it and what reads it (passes/distribute.h).
             if (tensor && prog_.tensors.at(sched_.statements.at(ch.stmt).index).allreduce_mean) tensor = false;
+            // A copy onto its own bytes runs nothing (copies_onto_itself): in a kernel with
+            // others it would run.
+            if (tensor && copies_onto_itself(prog_, plan_, sched_.statements.at(ch.stmt))) tensor = false;
             if (!tensor) {
                 flush(i);
                 plan_fusion(ch);
@@ -219,6 +224,35 @@ private:
 };
 
 }  // namespace
+
+bool copies_onto_itself(const ir::Program &prog, const MemPlan &plan, const Statement &st) {
+    if (st.kind != Statement::Tensor) return false;
+    const ir::Tensor &x = prog.tensors.at(st.index);
+    if (st.equation < 0 || st.equation >= static_cast<int>(x.equations.size())) return false;
+    const ir::Node &body = *x.equations[st.equation].body;
+    if (body.kind != ir::NodeKind::Read || x.is_load || prog.tensors.at(body.tensor).is_load) return false;
+    for (const ir::ReadIndex &ri : body.index)
+        if (ri.is_slice) return false;
+    const int bx = plan.buffer_of(st.index), by = plan.buffer_of(body.tensor);
+    if (bx < 0 || by < 0) return false;
+    auto one_address = [&](int b) {  // every point of the buffer at its offset
+        const Buffer &buf = plan.buffers.at(b);
+        for (size_t d = 0; d < buf.modulus.size(); ++d)
+            if (buf.modulus[d] != 1 && buf.stride[d] != 0) return false;  // address() varies with d
+        return true;
+    };
+    if (!one_address(bx) || !one_address(by)) return false;
+    if (bx == by) return true;
+    // Another tensor's buffer at the same bytes (donated, as the mean over the ranks takes its
+    // gradient's), holding a value of the same type, so of the same layout; neither moved to
+    // the host arena under --mem-budget, where the two could be apart.
+    for (const Swap &sw : plan.swaps)
+        if (sw.buffer == bx || sw.buffer == by) return false;
+    for (const Staging &sg : plan.stagings)
+        if (sg.buffer == bx || sg.buffer == by) return false;
+    const ir::Tensor &y = prog.tensors.at(body.tensor);
+    return plan.buffers.at(bx).offset == plan.buffers.at(by).offset && type_to_string(x.type) == type_to_string(y.type);
+}
 
 void plan_fusion(const ir::Program &prog, const Pdg *pdg, const Schedule &sched, const MemPlan &plan,
                  const CodegenOptions &opts, KernelPlan *out) {

@@ -50,12 +50,7 @@ public:
                      const char *elem);
 
     int64_t batch_count(const Statement &st, const std::vector<int> &dims);
-    /** "st" copies a value onto its own bytes: its equation is a plain read of a tensor (the
-     *  same one, `tgt[t+1] = tgt[t] otherwise`, or another whose buffer the memory plan donated
-     *  to it, of the same type) and both buffers keep every point at one address (a point
-     *  buffer, or one slot), the same one, so running it changes no byte and the loop nest
-     *  launches nothing for it.  DQN sample: the target network's copy, 43 KB at 9,999 of 10,000
-     *  steps; a --distributed program: `allreduce.T = grad(...)`, 36,640 B per PPO update. */
+    /** kernel_plan.h's copies_onto_itself for this program and memory plan. */
     bool copies_onto_itself(const Statement &st) const;
 
     std::string params(const Statement &st);

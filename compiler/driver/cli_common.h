@@ -22,9 +22,10 @@ inline void add_incrementalize_options(CLI::App &app, DriverOptions &opts, bool 
                  "(spelled -fno-incrementalize) keep sums over slices as written: no running sums");
 }
 
-/** Adds --print-after=PASS[,PASS], --stop-after=PASS, --print-types and --no-verify (the
- *  pipeline runner's options, driver/pipeline.h) with the stage names as their choices;
- *  *no_verify becomes !opts.verify_each after parsing. */
+/** Adds --print-after=PASS[,PASS], --stop-after=PASS, --print-types, --no-verify (the
+ *  pipeline runner's options, driver/pipeline.h) with the stage names as their choices, and
+ *  --outer-band (the schedule stage's, schedule/outer_band.h); *no_verify becomes
+ *  !opts.verify_each after parsing. */
 inline void add_pipeline_options(CLI::App &app, DriverOptions &opts, bool *no_verify) {
     std::vector<std::string> stages;
     for (const Stage &st : pipeline_stages()) stages.push_back(st.name);
@@ -41,6 +42,13 @@ inline void add_pipeline_options(CLI::App &app, DriverOptions &opts, bool *no_ve
     app.add_flag("--no-verify", *no_verify,
                  "skip the IR verifier that checks the IR's invariants after every pass that "
                  "rewrites it (a violation is an internal error naming the pass)");
+    app.add_option("--outer-band", opts.outer_band,
+                   "how the schedule's outermost loop is chosen: auto (default) fixes it at the outer dim "
+                   "of the program's recurrences (the iteration, the time step), each statement's own "
+                   "plus a constant, and lets isl schedule what runs in one of its iterations; DIM: that "
+                   "dim (a warning when it cannot be, then as none); none: isl schedules the whole "
+                   "program at once (slower: seconds for PPO)")
+        ->type_name("auto|none|DIM");
 }
 
 /** Parses argv (-fX spelled as --fX, see cli11_args).  Returns true to go on; false when the

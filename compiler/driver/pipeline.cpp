@@ -167,6 +167,7 @@ int vectorize_stage(PipelineState &s) {
 int schedule_stage(PipelineState &s) {
     ScheduleOptions sched_opts;
     sched_opts.load_schedule = s.opts.load_schedule;
+    sched_opts.outer_band = s.opts.outer_band;
     sched_opts.cache_dir = s.opts.cache ? build_cache_dir() : "";
     s.sched = schedule_program(s.prog, s.pdg, s.vec.batch, sched_opts, s.diag);
     return 0;

@@ -56,7 +56,9 @@ struct DriverOptions {
     /** --ranks N (with --interpret): simulate N data-parallel ranks in one process, as a
      *  --distributed build run with mpirun -np N (interp/interpreter.h); 0: not distributed. */
     int ranks = 0;
-    std::string load_schedule;             // trl-opt --load-schedule
+    std::string load_schedule;  // trl-opt --load-schedule
+    /** --outer-band: "auto", "none" or a dim name (ScheduleOptions::outer_band). */
+    std::string outer_band = "auto";
     std::vector<std::string> raw_defines;  // "NAME=VALUE" as typed
     std::vector<std::string> include_dirs;
     std::string import_root;  // --import-root (SemaOptions::import_root)

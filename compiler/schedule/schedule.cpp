@@ -9,6 +9,8 @@
 #include "pdg/pdg_impl.h"
 #include "schedule/schedule_impl.h"
 
+#include "support/time_passes.h"
+
 namespace trlc {
 
 Schedule::Schedule() : impl_(std::make_unique<ScheduleImpl>()) {}
@@ -22,8 +24,11 @@ Schedule schedule_program(const ir::Program &prog, const Pdg &pdg, const std::ve
     s.batch_dims = batch_dims;
     s.batch_dims.resize(prog.dims.size(), false);
     try {
-        build_statements(prog, pdg, s);
-        build_dependences(pdg, s);
+        {
+            PassTimer timer("statements and dependences");
+            build_statements(prog, pdg, s);
+            build_dependences(pdg, s);
+        }
         build_schedule(prog, pdg, opts, diag, s);  // the loop nest too (checked)
     } catch (const isl::exception &e) {
         diag.error(std::string("scheduling failed: isl: ") + (e.what() ? e.what() : "error"));

@@ -94,6 +94,10 @@ struct ScheduleImpl;  // isl objects (schedule/schedule_impl.h, private)
 
 struct ScheduleOptions {
     std::string load_schedule;  // trl-opt --load-schedule=FILE: isl YAML schedule tree
+    /** How the outermost band is chosen (schedule/outer_band.h): "auto" tries the dims
+     *  outer_band_candidates names, "none" lets isl schedule the whole program, any other value
+     *  is the one dim to try (a warning when it cannot be the outer band). */
+    std::string outer_band = "auto";
     /** The schedule cache's directory (schedule/schedule_cache.h; support/cache_key.h's
      *  build_cache_dir()); "" computes every schedule (--no-cache, TRLC_CACHE_DIR=off). */
     std::string cache_dir;
