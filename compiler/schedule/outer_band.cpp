@@ -116,7 +116,7 @@ isl::schedule schedule_under_outer_band(const isl::union_set &domain, const isl:
         coord = isl_map_project_out(coord, isl_dim_out, 0, k);
         outer[name] = isl::manage(isl_map_reset_tuple_id(coord, isl_dim_out));
     });
-    if (!std::any_of(outer.begin(), outer.end(), [&](const auto &kv) { return has_dim.count(kv.first) > 0; })) {
+    if (has_dim.empty()) {
         *why_not = "no statement has a dim named " + dim;
         return isl::schedule();
     }
