@@ -55,9 +55,6 @@ struct ScheduleImpl {
     /** producer instance → consumer instance (union of `deps`). */
     isl::union_map flow;
     std::vector<FlowDep> deps;
-    /** Per scheduled tensor (its PDG tuple name): ir::slot_bytes of one point (statements.cpp;
-     *  sequence_order.cpp weighs a reordering by it). */
-    std::map<std::string, int64_t> point_bytes;
     /** Per statement: its instance set (same order as Schedule::statements). */
     std::vector<isl::set> stmt_domain;
     /** Per statement: instance → points of its PDG node (tensor / emit / save),

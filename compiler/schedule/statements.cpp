@@ -45,7 +45,6 @@ void build_statements(const ir::Program &prog, const Pdg &pdg, Schedule &s) {
         std::vector<int> dims;  // Program::dims index of each position
         if (n.kind == PdgNode::Tensor) {
             dims = prog.tensors.at(n.ir_index).dims;
-            im.point_bytes[n.tuple] = ir::slot_bytes(prog.tensors.at(n.ir_index).type);
         } else if (n.kind == PdgNode::Emit)
             dims = prog.emits.at(n.ir_index).vars;
         std::vector<int> batch, kept;
