@@ -8,6 +8,7 @@ set -euo pipefail
 APT_PACKAGES=(
     cmake ninja-build g++ make
     libisl-dev
+    libmimalloc-dev  # trlc's allocator (CMakeLists.txt: TRLC_MIMALLOC)
     llvm-14-dev libclang-14-dev clang-14 llvm-14-tools libclang-rt-14-dev
     nlohmann-json3-dev libcli11-dev libgtest-dev
     libssl-dev
