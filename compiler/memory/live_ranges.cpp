@@ -69,9 +69,9 @@ TensorLife tensor_life(const isl::set &domain, const LifeContext &lc) {
     isl::map any_time = isl::set::universe(lc.times.get_space()).identity();
     isl::map after_write = isl::manage(isl_map_lex_le_map(life.write_time.copy(), any_time.copy()));  // W(p) ≼ τ
     isl::map before_end = isl::manage(isl_map_lex_ge_map(life.last_time.copy(), any_time.copy()));    // L(p) ≽ τ
-    isl::map alive = after_write.intersect(before_end);
+    isl::set live = after_write.intersect(before_end).range();  // p projected out once
     for (size_t s = 0; s < lc.stmt_times.size(); ++s) {
-        isl::set piece = alive.intersect_range(lc.stmt_times[s]).range();
+        isl::set piece = live.intersect(lc.stmt_times[s]);
         if (!piece.is_empty()) life.live_pieces.emplace_back(static_cast<int>(s), piece);
     }
     return life;
