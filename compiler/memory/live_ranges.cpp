@@ -65,7 +65,9 @@ TensorLife tensor_life(const isl::set &domain, const LifeContext &lc) {
     // statement's instance times at a time: over all instance times together (a union of one
     // piece per statement) the two orders have (#pieces · #dims)² disjuncts and took minutes
     // for a PPO-sized program; building both orders per statement instead took 2.3 of
-    // REINFORCE's 2.8 s.  Same set every way: piece(s) = range(alive ∩ (points × stmt_times[s])).
+    // REINFORCE's 2.8 s.  Same set every way: piece(s) = range(alive ∩ (points × stmt_times[s]))
+    // = range(alive) ∩ stmt_times[s], so the points are projected out once, over the universe
+    // of times (cutting first and projecting per statement took 10 % more of PPO's plan).
     isl::map any_time = isl::set::universe(lc.times.get_space()).identity();
     isl::map after_write = isl::manage(isl_map_lex_le_map(life.write_time.copy(), any_time.copy()));  // W(p) ≼ τ
     isl::map before_end = isl::manage(isl_map_lex_ge_map(life.last_time.copy(), any_time.copy()));    // L(p) ≽ τ
