@@ -149,11 +149,23 @@ bool assign_compile_parts(std::string &src, const std::map<std::string, KernelWe
     for (auto m = kernels.rbegin(); m != kernels.rend(); ++m) {
         const size_t end_len = part_end_marker(m->name).size(), begin_len = part_begin_marker(m->name).size();
         const KernelWeight &v = weight_of[m->name];
-        char why[160];
+        char why[256];
         snprintf(why, sizeof why, "  // %s%.2f %% of the estimated work, %lld launches\n",
                  v.operands ? "a product's operands, " : "",
                  total > 0 ? 100.0 * static_cast<double>(v.work) / total : 0.0, static_cast<long long>(v.launches));
         if (part[m->name] == 1) {
+            const bool no_peel =
+                total > 0 && static_cast<double>(v.work) < kNoPeelShare * total && v.launches < most / 8 + 1;
+            if (no_peel) {  // kNoPeelShare: back to front within the body, before the offsets move
+                const std::string seq = "TRLG_SEQ\n", cold = "TRLG_SEQ_COLD\n";
+                for (size_t at = src.rfind(seq, m->end); at != std::string::npos && at > m->begin;
+                     at = at ? src.rfind(seq, at - 1) : std::string::npos) {
+                    src.replace(at, seq.size(), cold);
+                    m->end += cold.size() - seq.size();
+                }
+                std::string w = std::string(why) + "// its loops not unrolled: TRLG_SEQ_COLD (kNoPeelShare)\n";
+                snprintf(why, sizeof why, "%s", w.c_str());
+            }
             // part 0 calls it: its declaration, the header line with ";" for " {"
             size_t body = m->begin + begin_len, eol = src.find('\n', body);
             std::string header = src.substr(body, eol - body);

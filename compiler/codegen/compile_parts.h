@@ -51,6 +51,18 @@ namespace codegen {
  *  CartPole source at -O2 (with -O3's vectorizer) trains ~5 % slower than at -O3. */
 constexpr double kColdShare = 0.05;
 
+/** A part 1 kernel doing less than this share of the estimated work, and launched less often
+ *  than part 0's launch limit (an eighth of the most launched kernel's launches), keeps -O3 but
+ *  its loops are not unrolled: its TRLG_SEQ markers become TRLG_SEQ_COLD (runtime/trl_gen.h:
+ *  `#pragma GCC unroll 1`), so that GCC does not peel its static loops completely.  Those are the
+ *  gradient's operand kernels: large fused gathers that recompute a softmax or a tanh layer for
+ *  every row.  PPO CartPole (one core, least of 4 interleaved): part 1 3.58 -> 2.79 s, 126 -> 97
+ *  KB of code; the same log bytes, the gradient region as fast (least of 12 interleaved ABBA
+ *  --profile runs: 0.989 s against 1.008 s).  Not for the most launched kernels (an
+ *  environment step, the policy's layers: their regions were 14-20 % slower unpeeled) nor the
+ *  heavy ones (their loops over 64 columns are register-blocked once peeled: 8 % slower). */
+constexpr double kNoPeelShare = 0.02;
+
 /** Element operations of one evaluation of "root" (work_estimate.h) with each operation weighed
  *  by what it costs beyond an add: transcendentals, random draws and softmaxes 16, f64 sin and
  *  cos (correctly rounded: the environments' dynamics) and extern calls 64, a permutation of n
