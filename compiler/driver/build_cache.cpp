@@ -61,9 +61,10 @@ void store_cached_build(const std::string &dir, const std::string &key, const st
     fs::create_directories(entry, ec);
     if (ec || !replace_file(output, entry / "program")) return;
     if (keep_source) replace_file(output + ".cu", entry / "program.cu");
-    // Keep the newest kMaxEntries programs and kMaxRuntimes runtime object sets
-    // (runtime_objects.h: one per toolchain, flags, runtime text and CPU).
-    std::vector<std::pair<fs::file_time_type, fs::path>> programs, runtimes;
+    // Keep the newest kMaxEntries programs, kMaxRuntimes runtime object sets (runtime_objects.h:
+    // one per toolchain, flags, runtime text and CPU) and twice as many precompiled preludes
+    // (one per compile part: 24 MB each for GCC 12).
+    std::vector<std::pair<fs::file_time_type, fs::path>> programs, runtimes, preludes;
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
         if (!it->is_directory(ec)) continue;
         std::string name = it->path().filename().string();
@@ -71,9 +72,12 @@ void store_cached_build(const std::string &dir, const std::string &key, const st
             programs.push_back({fs::last_write_time(it->path(), ec), it->path()});
         else if (name.rfind("runtime-", 0) == 0)
             runtimes.push_back({fs::last_write_time(it->path(), ec), it->path()});
+        else if (name.rfind("prelude-", 0) == 0)
+            preludes.push_back({fs::last_write_time(it->path(), ec), it->path()});
     }
     remove_all_but_newest(std::move(programs), kMaxEntries);
     remove_all_but_newest(std::move(runtimes), kMaxRuntimes);
+    remove_all_but_newest(std::move(preludes), 2 * kMaxRuntimes);
 }
 
 }  // namespace trlc

@@ -23,8 +23,9 @@
 // key holding the executable (and the generated source, for --keep-source), and runtime-KEY
 // directories of the runtime's sources compiled once per toolchain, flags and CPU when trlc's
 // prebuilt set does not match (runtime_objects.h; a cache miss compiles only the generated
-// source).  The newest 64 programs and 8
-// runtime sets are kept.  `--no-cache` (or TRLC_CACHE_DIR=off) builds without reading or writing it;
+// source), and prelude-KEY directories of the runtime's headers precompiled per compile part
+// (runtime_objects.h: prelude_pch_dir).  The newest 64 programs, 8 runtime sets and 16
+// preludes are kept.  `--no-cache` (or TRLC_CACHE_DIR=off) builds without reading or writing it;
 // deleting the directory is always safe.
 #include <string>
 #include <vector>

@@ -170,6 +170,16 @@ std::vector<std::string> host_command(const BuildOptions &opts, const std::strin
     return argv;
 }
 
+/** The compile command of compile part "p" (codegen/compile_parts.h) without inputs, outputs
+ *  and -DTRL_PART: host_command at -O3 (part 1) or -O2 (part 0), the runtime's outlined
+ *  functions declared only.  Its prelude is precompiled with exactly these flags. */
+std::vector<std::string> part_command(const BuildOptions &opts, int p) {
+    std::vector<std::string> unused;
+    std::vector<std::string> c = host_command(opts, p == 1 ? "-O3" : "-O2", &unused);
+    c.push_back("-DTRL_RT_OUTLINED");
+    return c;
+}
+
 /** The process-group layers' sources under runtime directory "rt": runtime/rt/trl_dist_mpi.cpp,
  *  and for --distributed=nccl runtime/rt/trl_dist_nccl.cpp too (it calls the MPI layer). */
 std::vector<std::string> dist_layer_sources(const std::string &rt, const std::string &layer) {
@@ -464,12 +474,15 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
         // command links their objects instead of compiling the source.
         if (target == "host" && source.find(codegen::kPartsLine) != std::string::npos) {
             for (int p = 0; p < 2; ++p) {
-                std::vector<std::string> unused;
-                std::vector<std::string> c = host_command(opts, p == 1 ? "-O3" : "-O2", &unused);
+                std::vector<std::string> c = part_command(opts, p);
+                // The runtime's headers precompiled for this part's flags (runtime_objects.h).
+                const std::string pch = prelude_pch_dir(c, rt, opts.cache_dir, tmpdir);
+                if (!pch.empty())
+                    for (const std::string &a : {"-I" + pch, std::string("-include"), std::string("trl_prelude.h")})
+                        c.push_back(a);
                 const std::string obj = tmpdir + "/part" + std::to_string(p) + ".o";
-                for (const std::string &a :
-                     {std::string("-DTRL_RT_OUTLINED"), "-DTRL_PART=" + std::to_string(p), "-I" + rt, std::string("-c"),
-                      std::string("-x"), std::string("c++"), cu, std::string("-o"), obj})
+                for (const std::string &a : {"-DTRL_PART=" + std::to_string(p), "-I" + rt, std::string("-c"),
+                                             std::string("-x"), std::string("c++"), cu, std::string("-o"), obj})
                     c.push_back(a);
                 parts.push_back(c);
                 temp_files.push_back(obj);
@@ -569,7 +582,8 @@ int prebuild_runtime(const std::string &dir, Diagnostics &diag) {
     std::vector<std::string> libs;
     std::vector<std::string> compile = host_command(opts, "-O3", &libs);
     std::string rt = runtime_dir();
-    return prebuild_runtime_objects(compile, host_runtime_sources(rt), rt, dir, diag);
+    if (prebuild_runtime_objects(compile, host_runtime_sources(rt), rt, dir, diag) != 0) return 1;
+    return prebuild_prelude_pchs({part_command(opts, 0), part_command(opts, 1)}, rt, dir, diag);
 }
 
 }  // namespace trlc
