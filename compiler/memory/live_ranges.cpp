@@ -40,6 +40,7 @@ LifeContext life_context(const MemInput &in, const isl::set &times) {
         isl::set ts = stmt_time.range();
         if (ts.is_empty()) return;
         lc.stmt_times.push_back(ts);
+        lc.stmt_time_instance.push_back(stmt_time.reverse());
         const char *name = isl_map_get_tuple_name(stmt_time.get(), isl_dim_in);
         lc.stmt_names.push_back(name ? name : "");
     });
@@ -115,12 +116,9 @@ std::string instance_string(const isl::set &instance) {
 }
 
 isl::set instance_at(const LifeContext &lc, const isl::set &time) {
-    isl::union_set inst = lc.time_instance.intersect_domain(isl::union_set(time)).range();
-    isl::set out;
-    inst.foreach_set([&](isl::set s) {
-        if (out.is_null()) out = s;
-    });
-    return out;
+    for (size_t s = 0; s < lc.stmt_times.size(); ++s)
+        if (time.is_subset(lc.stmt_times[s])) return lc.stmt_time_instance[s].intersect_domain(time).range();
+    return isl::set();
 }
 
 }  // namespace trlc

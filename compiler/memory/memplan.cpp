@@ -134,8 +134,8 @@ MemPlan plan_memory_from(const ir::Program &prog, const PdgImpl &g, const MemInp
         if (!life.write_time.is_empty()) {
             isl::set first = life.write_time.range().lexmin();
             isl::set last = life.last_time.range().lexmax();
-            buf.live_range = instance_string(instance_at(lc, first)) + " .. " + instance_string(instance_at(lc, last));
             buf.dealloc_after = instance_string(instance_at(lc, last));
+            buf.live_range = instance_string(instance_at(lc, first)) + " .. " + buf.dealloc_after;
         } else {
             buf.bytes = 0;  // never written in this schedule
         }
