@@ -60,7 +60,6 @@ TensorLife tensor_life(const isl::set &domain, const LifeContext &lc) {
     life.write_time = lc.point_write_time.extract_map(sp).intersect_domain(domain);
     isl::map read_time = lc.point_read_time.extract_map(sp).intersect_domain(domain);
     life.last_time = life.write_time.unite(read_time).lexmax();
-    life.last_instance = isl::union_map(life.last_time).apply_range(lc.time_instance);
     // alive = { p -> τ : W(p) ≼ τ ≼ L(p) } over the universe of times: each order has #dims
     // disjuncts, and for one tensor their intersection simplifies to a handful.  Then one
     // statement's instance times at a time: over all instance times together (a union of one
@@ -76,6 +75,14 @@ TensorLife tensor_life(const isl::set &domain, const LifeContext &lc) {
     for (size_t s = 0; s < lc.stmt_times.size(); ++s) {
         isl::set piece = live.intersect(lc.stmt_times[s]);
         if (!piece.is_empty()) life.live_pieces.emplace_back(static_cast<int>(s), piece);
+    }
+    // L(p) is a live time of its last reader (or writer), so only the statements with a piece
+    // can hold it: the same relation as L ∘ time_instance over every statement, composed with
+    // those few (the union-wide composition was a fifth of this function).
+    life.last_instance = isl::union_map::empty(lc.time_instance.ctx());
+    for (const auto &[s, piece] : life.live_pieces) {
+        isl::map at = life.last_time.apply_range(lc.stmt_time_instance[s]);
+        if (!at.is_empty()) life.last_instance = life.last_instance.unite(isl::union_map(at));
     }
     return life;
 }
