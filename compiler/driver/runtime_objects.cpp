@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <map>
 
 #include "externs/subprocess.h"
 #include "support/cache_key.h"
@@ -37,11 +38,22 @@ std::string set_name(const std::vector<std::string> &compile, const std::string 
 
 const char *const kPreludeGch = "trl_prelude.h.gch";
 
-/** Whether "cxx" is GCC (its --version names the Free Software Foundation and not clang). */
-bool is_gcc(const std::string &cxx, const std::string &log) {
+/** "cxx --version"'s output ("" when it does not run), asked once per compiler and process. */
+const std::string &compiler_version(const std::string &cxx) {
+    static std::map<std::string, std::string> seen;
+    auto it = seen.find(cxx);
+    if (it != seen.end()) return it->second;
+    const char *tmp = getenv("TMPDIR");
+    const std::string log =
+        std::string(tmp && *tmp ? tmp : "/tmp") + "/trlc-cxx-version-" + std::to_string(getpid()) + ".txt";
     ToolRun r = run_tool({cxx, "--version"}, log);
-    return r.started && r.exit_status == 0 && r.output.find("Free Software Foundation") != std::string::npos &&
-           r.output.find("clang") == std::string::npos;
+    return seen[cxx] = r.started && r.exit_status == 0 ? r.output : "";
+}
+
+/** Whether "cxx" is GCC (its --version names the Free Software Foundation and not clang). */
+bool is_gcc(const std::string &cxx) {
+    const std::string &v = compiler_version(cxx);
+    return v.find("Free Software Foundation") != std::string::npos && v.find("clang") == std::string::npos;
 }
 
 /** Precompiles runtime/trl_prelude.h with "compile" into DIR/trl_prelude.h.gch (through a
@@ -79,6 +91,8 @@ ToolRun compile_one(const std::vector<std::string> &compile, const std::string &
 }
 
 }  // namespace
+
+bool compiler_is_clang(const std::string &cxx) { return compiler_version(cxx).find("clang") != std::string::npos; }
 
 std::vector<std::string> host_runtime_sources(const std::string &rt) {
     return {rt + "/rt/trl_rt_common.cpp", rt + "/rt/trl_checkpoint.cpp", rt + "/rt/trl_profile.cpp",
@@ -131,7 +145,7 @@ std::string prelude_pch_dir(const std::vector<std::string> &compile, const std::
         fs::create_directories(dir, ec);
         if (ec) return "";
         const std::string log = tmpdir + "/prelude-output.txt";
-        if (!is_gcc(compile.at(0), log)) {
+        if (!is_gcc(compile.at(0))) {
             FILE *f = fopen((dir + "/none").c_str(), "w");
             if (f) fclose(f);
             return "";
@@ -153,7 +167,7 @@ int prebuild_prelude_pchs(const std::vector<std::vector<std::string>> &compiles,
         if (other.rfind("prelude-", 0) == 0 && std::find(names.begin(), names.end(), other) == names.end())
             fs::remove_all(it->path(), ec);
     }
-    if (compiles.empty() || !is_gcc(compiles[0].at(0), dir + "/prelude-version.txt")) return 0;
+    if (compiles.empty() || !is_gcc(compiles[0].at(0))) return 0;
     int compiled = 0;
     for (size_t k = 0; k < compiles.size(); ++k) {
         const std::string set = dir + "/" + names[k];

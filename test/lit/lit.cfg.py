@@ -23,6 +23,11 @@ config.substitutions.append(("%tools", os.path.join(config.trlc_src_root, "tools
 config.substitutions.append(("%host_cxx", os.environ.get("CXX", "c++")))
 config.substitutions.append(("%runtime", os.path.join(config.trlc_src_root, "runtime")))
 import shutil
+# Clang as the host compiler (tools/setup.sh installs clang-14): feature "clang", %clangxx.
+clangxx = shutil.which("clang++") or shutil.which("clang++-14")
+if clangxx:
+    config.available_features.add("clang")
+    config.substitutions.append(("%clangxx", clangxx))
 if shutil.which("nvcc"):
     config.available_features.add("nvcc")  # compile-only: no test runs a GPU
     # NCCL (trlc --distributed=nccl): nccl.h where trlc looks for it (driver/build_program.cpp,
