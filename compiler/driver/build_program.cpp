@@ -136,9 +136,10 @@ std::string sm_of_compute_cap(const std::string &cap) {
  *  --march (default native), OpenMP, and the flags that keep the interpreter's arithmetic. */
 std::vector<std::string> host_flags(const BuildOptions &opts, const std::string &olevel) {
     std::vector<std::string> f = {env_or("CXX", "c++"), "-std=c++17", olevel};
-    if (olevel == "-O2" && !compiler_is_clang(f[0]))  // the loop vectorizer as at -O3 (file
-        for (const char *a : {"-ftree-loop-vectorize", "-fvect-cost-model=dynamic"})  // comment); GCC's
-            f.push_back(a);  // flags: Clang's -O2 vectorizes loops already, and refuses them
+    // The loop vectorizer as at -O3 (file comment), in GCC's flags: Clang's -O2 vectorizes loops
+    // already, and Clang 14 refuses both flags.
+    if (olevel == "-O2" && !compiler_is_clang(f[0]))
+        for (const char *a : {"-ftree-loop-vectorize", "-fvect-cost-model=dynamic"}) f.push_back(a);
     if (!opts.march.empty() && opts.march != "none") f.push_back("-march=" + opts.march);
     for (const char *a : {"-fopenmp", "-ffp-contract=off", "-fno-strict-aliasing", "-fno-math-errno",
                           "-fno-tree-slp-vectorize", "-mno-red-zone"})
