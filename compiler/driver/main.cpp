@@ -212,12 +212,13 @@ int main(int argc, char **argv) {
     app.add_flag("--no-color", opts.no_color, "never colour diagnostics");
     app.add_flag("--time-passes", opts.time_passes, "print each pass's CPU and wall time on stderr at the end");
     std::string prebuild_dir;
-    app.add_option(
-           "--prebuild-runtime", prebuild_dir,
-           "instead of compiling a program: compile the runtime's sources for the default "
-           "host build (-O3, --march=native, $CXX or c++) into DIR, where every such build "
-           "links them (the build does this into BUILD/runtime-objects, and cmake --install "
-           "into PREFIX/share/trlc/runtime-objects).  Other flags compile their own set once into the build cache")
+    app.add_option("--prebuild-runtime", prebuild_dir,
+                   "instead of compiling a program: compile the runtime's sources for the default "
+                   "host build (-O3, --march=native, $CXX or c++) into DIR, where every such build "
+                   "links them (the build does this into BUILD/runtime-objects, and cmake --install "
+                   "into PREFIX/share/trlc/runtime-objects), and, with GCC, the runtime's headers precompiled for "
+                   "each compile part (runtime/trl_prelude.h).  Other flags compile their own set once into the build "
+                   "cache")
         ->type_name("DIR")
         ->excludes(file);
     bool no_verify = false;
