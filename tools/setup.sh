@@ -10,6 +10,9 @@ APT_PACKAGES=(
     libisl-dev
     libmimalloc-dev  # trlc's allocator (CMakeLists.txt: TRLC_MIMALLOC)
     llvm-14-dev libclang-14-dev clang-14 llvm-14-tools libclang-rt-14-dev
+    # Clang's OpenMP runtime: a host build with CXX=clang++ links -fopenmp against it
+    # (lit driver/compile-parts-clang.test).
+    libomp-14-dev
     nlohmann-json3-dev libcli11-dev libgtest-dev
     libssl-dev
     libopenblas-dev libxsmm-dev
