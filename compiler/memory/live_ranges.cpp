@@ -35,7 +35,6 @@ LifeContext life_context(const MemInput &in, const isl::set &times) {
     lc.point_writer = in.writes.reverse();
     lc.point_write_time = lc.point_writer.apply_range(in.schedule_map);
     lc.point_read_time = in.reads.reverse().apply_range(in.schedule_map);
-    lc.time_instance = in.schedule_map.reverse();
     in.schedule_map.foreach_map([&](isl::map stmt_time) {
         isl::set ts = stmt_time.range();
         if (ts.is_empty()) return;
@@ -77,9 +76,9 @@ TensorLife tensor_life(const isl::set &domain, const LifeContext &lc) {
         if (!piece.is_empty()) life.live_pieces.emplace_back(static_cast<int>(s), piece);
     }
     // L(p) is a live time of its last reader (or writer), so only the statements with a piece
-    // can hold it: the same relation as L ∘ time_instance over every statement, composed with
+    // can hold it: the same relation as L ∘ schedule⁻¹ over every statement, composed with
     // those few (the union-wide composition was a fifth of this function).
-    life.last_instance = isl::union_map::empty(lc.time_instance.ctx());
+    life.last_instance = isl::union_map::empty(lc.times.ctx());
     for (const auto &[s, piece] : life.live_pieces) {
         isl::map at = life.last_time.apply_range(lc.stmt_time_instance[s]);
         if (!at.is_empty()) life.last_instance = life.last_instance.unite(isl::union_map(at));

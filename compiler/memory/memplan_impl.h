@@ -66,7 +66,6 @@ struct LifeContext {
     isl::union_map point_write_time;  // { x[p] -> time } writes⁻¹ ∘ schedule, all tensors
     isl::union_map point_read_time;   // { x[p] -> time } reads⁻¹ ∘ schedule, all tensors
     isl::union_map point_writer;      // { x[p] -> instance } writes⁻¹
-    isl::union_map time_instance;     // { time -> instance } schedule⁻¹
 };
 
 /** The live times of "a" and "b" intersect: from the pieces, comparing only statements whose
