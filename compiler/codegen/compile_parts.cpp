@@ -149,10 +149,11 @@ bool assign_compile_parts(std::string &src, const std::map<std::string, KernelWe
     for (auto m = kernels.rbegin(); m != kernels.rend(); ++m) {
         const size_t end_len = part_end_marker(m->name).size(), begin_len = part_begin_marker(m->name).size();
         const KernelWeight &v = weight_of[m->name];
-        char why[256];
-        snprintf(why, sizeof why, "  // %s%.2f %% of the estimated work, %lld launches\n",
+        char share[160];
+        snprintf(share, sizeof share, "  // %s%.2f %% of the estimated work, %lld launches\n",
                  v.operands ? "a product's operands, " : "",
                  total > 0 ? 100.0 * static_cast<double>(v.work) / total : 0.0, static_cast<long long>(v.launches));
+        std::string why = share;
         if (part[m->name] == 1) {
             const bool no_peel =
                 total > 0 && static_cast<double>(v.work) < kNoPeelShare * total && v.launches < most / 8 + 1;
@@ -163,18 +164,17 @@ bool assign_compile_parts(std::string &src, const std::map<std::string, KernelWe
                     src.replace(at, seq.size(), cold);
                     m->end += cold.size() - seq.size();
                 }
-                std::string w = std::string(why) + "// its loops not unrolled: TRLG_SEQ_COLD (kNoPeelShare)\n";
-                snprintf(why, sizeof why, "%s", w.c_str());
+                why += "// its loops not unrolled: TRLG_SEQ_COLD (kNoPeelShare)\n";
             }
             // part 0 calls it: its declaration, the header line with ";" for " {"
             size_t body = m->begin + begin_len, eol = src.find('\n', body);
             std::string header = src.substr(body, eol - body);
             if (header.size() >= 2 && header.compare(header.size() - 2, 2, " {") == 0) header.resize(header.size() - 2);
             src.replace(m->end, end_len, "#else\n" + header + ";\n#endif\n");
-            src.replace(m->begin, begin_len, "#if TRL_IN_PART(1)" + std::string(why));
+            src.replace(m->begin, begin_len, "#if TRL_IN_PART(1)" + why);
         } else {
             src.replace(m->end, end_len, "#endif\n");
-            src.replace(m->begin, begin_len, "#if TRL_IN_PART(0)" + std::string(why));
+            src.replace(m->begin, begin_len, "#if TRL_IN_PART(0)" + why);
         }
     }
     size_t host = src.find(kHostBegin);
