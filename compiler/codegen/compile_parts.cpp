@@ -1,4 +1,4 @@
-// compile_parts — the kernels of a host program split into an -O3 part and an -O2 part; see
+// compile_parts — the kernels of a host program split into an -O3 part and an -O1 part; see
 // compile_parts.h.
 #include "codegen/compile_parts.h"
 
@@ -184,7 +184,7 @@ bool assign_compile_parts(std::string &src, const std::map<std::string, KernelWe
     const size_t first = src.find("#if TRL_IN_PART(");
     src.insert(first, std::string(kPartsLine) +
                           " (codegen/compile_parts.h): part 0 (-DTRL_PART=0:\n"
-                          "// run_program, main, the kernels that do the least work, at -O2) and part 1\n"
+                          "// run_program, main, the kernels that do the least work, at -O1) and part 1\n"
                           "// (-DTRL_PART=1: the other kernels, at -O3), side by side, then linked.\n"
                           "// Without TRL_PART it compiles whole.\n"
                           "#if defined(TRL_PART)\n"

@@ -53,7 +53,7 @@ struct CodegenOptions {
      *  runtime/trl_rt.h) when the program is distributed (ir::Program::distributed). */
     std::string dist_layer = "mpi";
     /** trlc -o on the host: the kernels in two compile parts (codegen/compile_parts.h), an -O3
-     *  one and an -O2 one, between #if guards that a whole compile ignores. */
+     *  one and an -O1 one (with the loop vectorizer), between #if guards that a whole compile ignores. */
     bool compile_parts = false;
 };
 

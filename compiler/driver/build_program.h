@@ -16,7 +16,7 @@ struct BuildOptions {
     /** -O0 .. -O3, passed to the toolchain; -1: on the host -O3 (GCC 12's plain -O2 uses the
      *  'very cheap' vectorizer cost model, which leaves the kernels' loops over arena pointers
      *  that may alias scalar: PPO CartPole trained 2.2x slower), for a source in two compile
-     *  parts (codegen/compile_parts.h) -O3 and -O2 with -O3's vectorizer; -O2 for nvcc. */
+     *  parts (codegen/compile_parts.h) -O3 and -O1 with -O3's vectorizer; -O2 for nvcc. */
     int opt_level = -1;
     std::string march = "native";  // --march: host ISA (-march=ARCH); "" none
     bool keep_source = false;      // --keep-source: keep OUT.cu next to OUT
