@@ -45,7 +45,8 @@ pid_t spawn_tool(const std::vector<std::string> &argv, const std::string &log, T
     pid_t pid = 0;
     int rc = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
     posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0) {
+    if (rc != 0) {  // the child opened "log" before its exec failed: nothing reads it now
+        std::remove(log.c_str());
         r.spawn_errno = rc;
         return 0;
     }
