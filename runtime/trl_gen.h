@@ -64,6 +64,16 @@ static void trlg_set_frames(trl_ctx *ctx, size_t bytes) {
     (void)ctx, (void)bytes;
 #endif
 }
+// ---- TRLG_PROGRAM_HASH(h): the program's hash in kProgramInfo (trl_program_info::program_hash).
+// In a compile unit of `trlc -o` (-DTRL_UNIT, compiler/codegen/compile_parts.h) it is the
+// variable that the driver compiles alone (driver/build_program.cpp), so that the unit holding
+// kProgramInfo does not change with every kernel the hash covers.
+#if defined(TRL_UNIT)
+extern "C" const unsigned long long trlg_program_hash;
+#define TRLG_PROGRAM_HASH(h) trlg_program_hash
+#else
+#define TRLG_PROGRAM_HASH(h) (h)
+#endif
 // ---- TRLG_SEQ before a loop: not unrolled by NVVM (each loop runs sequentially in one thread;
 // unrolling the many long static loops of a training program's kernels made nvcc's optimized
 // build take minutes per kernel).  Nothing on the host.

@@ -3,6 +3,7 @@
 #include "codegen/compile_parts.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <set>
 #include <vector>
@@ -14,6 +15,8 @@
 namespace trlc::codegen {
 
 const char *const kPartsLine = "// trlc -o compiles this source in two parts";
+const char *const kUnitsLine = "// trlc compile units (the part of each):";
+const char *const kProgramHashComment = " /* program hash */";
 const char *const kHostBegin = "\x03host\x03\n";
 const char *const kHostEnd = "\x03endhost\x03\n";
 
@@ -145,6 +148,30 @@ bool assign_compile_parts(std::string &src, const std::map<std::string, KernelWe
         erase_all(src, kHostEnd);
         return false;
     }
+    // The compile units (compile_parts.h): 0 the host code, 1 part 0's kernels, then part 1's
+    // kernels in units of about kUnitLines lines, largest first onto the least loaded unit.
+    std::map<std::string, int> unit;
+    std::vector<std::pair<int64_t, std::string>> hot_by_lines;
+    int64_t hot_lines = 0;
+    for (const Marked &m : kernels) {
+        if (part[m.name] == 0) {
+            unit[m.name] = 1;
+            continue;
+        }
+        const int64_t lines = std::count(src.begin() + static_cast<std::ptrdiff_t>(m.begin),
+                                         src.begin() + static_cast<std::ptrdiff_t>(m.end), '\n');
+        hot_by_lines.push_back({-lines, m.name});
+        hot_lines += lines;
+    }
+    std::sort(hot_by_lines.begin(), hot_by_lines.end());
+    const int hot_units =
+        static_cast<int>(std::clamp<int64_t>((hot_lines + kUnitLines - 1) / kUnitLines, 1, kMaxHotUnits));
+    std::vector<int64_t> load(hot_units, 0);
+    for (const auto &h : hot_by_lines) {
+        const int b = static_cast<int>(std::min_element(load.begin(), load.end()) - load.begin());
+        unit[h.second] = 2 + b;
+        load[b] -= h.first;
+    }
     // Back to front, so that the offsets found stay valid.  Each guard says why.
     for (auto m = kernels.rbegin(); m != kernels.rend(); ++m) {
         const size_t end_len = part_end_marker(m->name).size(), begin_len = part_begin_marker(m->name).size();
@@ -154,7 +181,8 @@ bool assign_compile_parts(std::string &src, const std::map<std::string, KernelWe
                  v.operands ? "a product's operands, " : "",
                  total > 0 ? 100.0 * static_cast<double>(v.work) / total : 0.0, static_cast<long long>(v.launches));
         std::string why = share;
-        if (part[m->name] == 1) {
+        const int p = part[m->name];
+        if (p == 1) {
             const bool no_peel =
                 total > 0 && static_cast<double>(v.work) < kNoPeelShare * total && v.launches < most / 8 + 1;
             if (no_peel) {  // kNoPeelShare: back to front within the body, before the offsets move
@@ -166,33 +194,109 @@ bool assign_compile_parts(std::string &src, const std::map<std::string, KernelWe
                 }
                 why += "// its loops not unrolled: TRLG_SEQ_COLD (kNoPeelShare)\n";
             }
-            // part 0 calls it: its declaration, the header line with ";" for " {"
-            size_t body = m->begin + begin_len, eol = src.find('\n', body);
-            std::string header = src.substr(body, eol - body);
-            if (header.size() >= 2 && header.compare(header.size() - 2, 2, " {") == 0) header.resize(header.size() - 2);
-            src.replace(m->end, end_len, "#else\n" + header + ";\n#endif\n");
-            src.replace(m->begin, begin_len, "#if TRL_IN_PART(1)" + why);
-        } else {
-            src.replace(m->end, end_len, "#endif\n");
-            src.replace(m->begin, begin_len, "#if TRL_IN_PART(0)" + why);
         }
+        // the other units call it: its declaration, the header line with ";" for " {"
+        size_t body = m->begin + begin_len, eol = src.find('\n', body);
+        std::string header = src.substr(body, eol - body);
+        if (header.size() >= 2 && header.compare(header.size() - 2, 2, " {") == 0) header.resize(header.size() - 2);
+        src.replace(m->end, end_len, "#else\n" + header + ";\n#endif\n");
+        src.replace(m->begin, begin_len,
+                    "#if TRL_IN_UNIT(" + std::to_string(p) + ", " + std::to_string(unit[m->name]) + ")" + why);
     }
     size_t host = src.find(kHostBegin);
-    src.replace(host, std::string(kHostBegin).size(), "#if TRL_IN_PART(0)  // run_program, main\n");
+    src.replace(host, std::string(kHostBegin).size(), "#if TRL_IN_UNIT(0, 0)  // run_program, main\n");
     size_t host_end = src.find(kHostEnd);
-    src.replace(host_end, std::string(kHostEnd).size(), "#endif  // TRL_IN_PART(0)\n");
-    const size_t first = src.find("#if TRL_IN_PART(");
+    src.replace(host_end, std::string(kHostEnd).size(), "#endif  // TRL_IN_UNIT(0, 0)\n");
+    std::string units = kUnitsLine;
+    for (int u = 0; u < 2 + hot_units; ++u) units += u < 2 ? " 0" : " 1";
+    const size_t first = src.find("#if TRL_IN_UNIT(");
     src.insert(first, std::string(kPartsLine) +
                           " (codegen/compile_parts.h): part 0 (-DTRL_PART=0:\n"
                           "// run_program, main, the kernels that do the least work, at -O1) and part 1\n"
-                          "// (-DTRL_PART=1: the other kernels, at -O3), side by side, then linked.\n"
-                          "// Without TRL_PART it compiles whole.\n"
+                          "// (-DTRL_PART=1: the other kernels, at -O3), each in compile units (-DTRL_UNIT=u:\n"
+                          "// unit 0 run_program and main, 1 part 0's kernels, 2.. part 1's), compiled side by\n"
+                          "// side and cached one by one, then linked.  Without TRL_PART it compiles whole.\n" +
+                          units +
+                          "\n"
                           "#if defined(TRL_PART)\n"
                           "#define TRL_IN_PART(p) (TRL_PART == (p))\n"
                           "#else\n"
                           "#define TRL_IN_PART(p) 1\n"
+                          "#endif\n"
+                          "#if defined(TRL_UNIT)\n"
+                          "#define TRL_IN_UNIT(p, u) (TRL_IN_PART(p) && TRL_UNIT == (u))\n"
+                          "#else\n"
+                          "#define TRL_IN_UNIT(p, u) TRL_IN_PART(p)\n"
                           "#endif\n");
     return true;
+}
+
+}  // namespace trlc::codegen
+
+namespace trlc::codegen {
+
+std::vector<int> compile_units(const std::string &src) {
+    std::vector<int> parts;
+    const size_t at = src.find(kUnitsLine);
+    if (at == std::string::npos) return parts;
+    const size_t from = at + std::string(kUnitsLine).size(), eol = src.find('\n', from);
+    for (size_t i = from; i < eol && i < src.size(); ++i)
+        if (src[i] == '0' || src[i] == '1') parts.push_back(src[i] - '0');
+    return parts;
+}
+
+std::string unit_view(const std::string &src, int u) {
+    std::string out;
+    const std::string own = ", " + std::to_string(u);  // "P, U" of TRL_IN_UNIT(P, U)
+    int depth = 0;                                     // #if nesting inside a guard of another unit (0: outside one)
+    bool in_else = false;                              // in that guard's #else branch (the declaration: kept)
+    size_t pos = 0;
+    while (pos < src.size()) {
+        size_t eol = src.find('\n', pos);
+        if (eol == std::string::npos) eol = src.size();
+        const std::string line = src.substr(pos, eol - pos);
+        pos = eol + 1;
+        if (depth == 0) {
+            if (line.rfind("#if TRL_IN_UNIT(", 0) == 0 &&
+                line.substr(16, line.find(')') - 16).find(own) == std::string::npos) {
+                depth = 1;
+                in_else = false;
+                continue;
+            }
+        } else {
+            if (line.rfind("#if", 0) == 0)
+                ++depth;
+            else if (line.rfind("#endif", 0) == 0 && --depth == 0)
+                continue;
+            else if (depth == 1 && line.rfind("#else", 0) == 0) {
+                in_else = true;
+                continue;
+            }
+            if (!in_else) continue;
+        }
+        if (line.find(kProgramHashComment) != std::string::npos) continue;  // compiled alone
+        const size_t text = line.find_first_not_of(' ');
+        if (text != std::string::npos && line.compare(text, 2, "//") == 0) continue;  // a comment
+        out += line;
+        out += '\n';
+    }
+    return out;
+}
+
+}  // namespace trlc::codegen
+
+namespace trlc::codegen {
+
+std::string program_hash_literal(const std::string &src) {
+    const size_t at = src.find(kProgramHashComment);
+    if (at == std::string::npos) return "";
+    const size_t open = src.rfind("TRLG_PROGRAM_HASH(", at), close = src.rfind(')', at);
+    if (open == std::string::npos || close == std::string::npos || close < open) return "";
+    const size_t from = open + std::string("TRLG_PROGRAM_HASH(").size();
+    std::string lit = src.substr(from, close - from);
+    for (char c : lit)
+        if (!isxdigit(static_cast<unsigned char>(c)) && c != 'x' && c != 'U' && c != 'L') return "";
+    return lit;
 }
 
 }  // namespace trlc::codegen

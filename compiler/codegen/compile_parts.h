@@ -10,10 +10,19 @@
 // step: scalar code whose estimate says little of its time, 70 % slower at -O2 in PPO
 // CartPole) and the operand kernels of products (gathers and transposes that -O3's peeling
 // speeds up: PPO's gradient region was 11 % slower with them at -O2); the others form part 1.
-// The source stays one file that compiles whole: each kernel sits between `#if TRL_IN_PART(p)`
-// guards, true for every p unless TRL_PART is defined, and part 0 declares part 1's kernels.
-// The driver (driver/build_program.cpp) compiles it with -DTRL_PART=1 -O3 and -DTRL_PART=0
-// -O1 (the -O3 loop vectorizer kept; Clang: -O2) at the same time and links both.
+// The source stays one file that compiles whole: each kernel sits between `#if TRL_IN_UNIT(p, u)`
+// guards, true for every p and u unless TRL_PART is defined, with its declaration in the
+// `#else` branch for the other units.  Each part is compiled in compile units (issue 14: edits
+// and several cores): unit 0 (part 0) holds run_program, main and the host code, unit 1 (part 0)
+// part 0's kernels, units 2.. (part 1) part 1's kernels, about kUnitLines lines each.  The
+// driver (driver/build_program.cpp) compiles unit u with -DTRL_PART=p -DTRL_UNIT=u (part 1 at
+// -O3, part 0 at -O1 with the -O3 loop vectorizer kept; Clang: -O2), all at once, keeps each
+// object in the build cache under unit_view's key (driver/unit_cache.h), and links them with the
+// program hash compiled alone (TRLG_PROGRAM_HASH, runtime/trl_gen.h).  PPO CartPole (one core,
+// 2026-11-29): 6 units instead of 2 parts cost about 0.08 s of CPU each (the precompiled
+// prelude, the declarations), 0.4 s more for a build from nothing; an edit of `gamma` or
+// `lr0` then recompiles unit 1 alone, and the build takes 3.5 s instead of 7.7 s
+// (tools/bench/compile_time.py's "const", which edits `gamma`).
 //
 // When it applies: a host program (not a library, --standalone or CUDA source: those compile
 // whole) with at least one kernel in each part and no `extern fn` (an extern's header, which
@@ -31,7 +40,7 @@
 //
 // Before (kernel_text's markers):              After (assign_compile_parts, a part 1 kernel):
 //     \x03part k_h_0\x03                          // h_0: h at prog.trl:7
-//     TRL_KERNEL k_h_0(...) {                       #if TRL_IN_PART(1) // 96.65 % of the estimated work, 40 launches
+//     TRL_KERNEL k_h_0(...) {                       #if TRL_IN_UNIT(1, 2) // 96.65 % of the estimated work, 40 launches
 //     ...                                           TRL_KERNEL k_h_0(...) {
 //     }                                             ...
 //     \x03end k_h_0\x03                           }
@@ -41,6 +50,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "ir/ir.h"
 
@@ -94,7 +104,7 @@ struct KernelWeight {
     bool operands = false;  // the operand kernel of a product: always part 1
 };
 
-/** Replaces the markers of "src" by part guards (file comment), given each kernel's weight (a
+/** Replaces the markers of "src" by compile unit guards (file comment), given each kernel's weight (a
  *  kernel missing from "weights" weighs nothing); when either part would be empty, the markers
  *  are removed and the source is one whole as before.  Returns whether it split; a split
  *  source starts its guards with kPartsLine. */
@@ -102,6 +112,40 @@ bool assign_compile_parts(std::string &src, const std::map<std::string, KernelWe
 
 /** The line a split source carries (the driver looks for it). */
 extern const char *const kPartsLine;
+
+/** Lines of part 1's kernels per compile unit: PPO CartPole's 2,054 lines of part 1 compile in
+ *  about 2.4 s at -O3 (one core), a unit of 500 lines in about 0.6 s, against about 0.08 s that
+ *  every unit pays (the precompiled prelude, the declarations).  At most kMaxHotUnits units. */
+constexpr int kUnitLines = 500;
+constexpr int kMaxHotUnits = 8;
+
+/** The line that lists a split source's compile units, then " P" (its part) for each unit. */
+extern const char *const kUnitsLine;
+
+/** The part of each compile unit of "src" (a source assign_compile_parts split), by unit
+ *  number: unit 0 (part 0) run_program, main and the host code, unit 1 (part 0) part 0's
+ *  kernels, units 2.. (part 1) part 1's kernels, about kUnitLines lines each (the largest
+ *  kernels first, each onto the unit with the fewest lines; the order depends only on the
+ *  kernels' line counts and names, which an edit of a constant keeps).  Empty for a source
+ *  that is not split.  The driver compiles unit u with -DTRL_PART=P -DTRL_UNIT=u and caches
+ *  its object by unit_view(src, u), so an edit recompiles only the units whose kernels changed:
+ *  in PPO CartPole, `lr0` is one kernel of unit 1, `clip` four kernels in three units (1, 2, 4). */
+std::vector<int> compile_units(const std::string &src);
+
+/** What unit "u" of "src" compiles, for its cache key: "src" without the bodies of the other
+ *  units' kernels (their `#if TRL_IN_UNIT(p, v)` branch; the `#else` declaration kept),
+ *  without comment lines, which change no object code (a kernel's comment names the .trl line it
+ *  came from: an edit above it moves it), and without the program hash's line
+ *  (kProgramHashComment). */
+std::string unit_view(const std::string &src, int u);
+
+/** The comment after kProgramInfo's hash, TRLG_PROGRAM_HASH(0x...ULL) (runtime/trl_gen.h): the
+ *  line unit_view leaves out, since the hash covers every kernel and a compile unit reads it
+ *  from the variable trlg_program_hash that the driver compiles alone. */
+extern const char *const kProgramHashComment;
+
+/** The literal in "src"'s TRLG_PROGRAM_HASH(...) ("0x...ULL"), or "" when there is none. */
+std::string program_hash_literal(const std::string &src);
 
 }  // namespace codegen
 }  // namespace trlc

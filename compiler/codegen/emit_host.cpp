@@ -286,8 +286,8 @@ std::string ProgramEmitter::bound_value_globals() const {
     return "// ---- run-time bounds read as values (" + names +
            "): TRLG_BOUND(k) is bound k of kBoundNames, as --bound\n"
            "// sets it; run_program copies it before the first launch.\n"
-           "#if defined(TRL_PART)  // one array for both compile parts (codegen/compile_parts.h)\n"
-           "#if TRL_PART == 0\n"
+           "#if defined(TRL_PART)  // one array for all compile units (codegen/compile_parts.h)\n"
+           "#if TRL_PART == 0 && (!defined(TRL_UNIT) || TRL_UNIT == 0)\n"
            "long long trlg_bound_host[" +
            n +
            "];\n"
@@ -510,7 +510,7 @@ void ProgramEmitter::main_function(const std::string &path) {
     for (unsigned char ch : out_) h = (h ^ ch) * 1099511628211ULL;
     char hex[32];
     std::snprintf(hex, sizeof hex, "0x%016llxULL", static_cast<unsigned long long>(h));
-    out_ += std::string("    ") + hex + " /* program hash */, " + (checkpoint_loop() ? "1" : "0") +
+    out_ += std::string("    TRLG_PROGRAM_HASH(") + hex + ") /* program hash */, " + (checkpoint_loop() ? "1" : "0") +
             " /* run_program checkpoints its outermost loop */,\n    " + std::to_string(sched_.statements.size()) +
             ", kRegions,\n    " + (checkpoint_loop() ? "kCheckpointRangeCount, kCheckpointRanges" : "0, nullptr") +
             (prog_.distributed ? ",\n    &trl_dist_" + opts_.dist_layer + " /* --distributed=" + opts_.dist_layer +

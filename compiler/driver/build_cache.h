@@ -24,8 +24,9 @@
 // directories of the runtime's sources compiled once per toolchain, flags and CPU when trlc's
 // prebuilt set does not match (runtime_objects.h; a cache miss compiles only the generated
 // source), and prelude-KEY directories of the runtime's headers precompiled per compile part
-// (runtime_objects.h: prelude_pch_dir).  The newest 64 programs, 8 runtime sets and 16
-// preludes are kept.  `--no-cache` (or TRLC_CACHE_DIR=off) builds without reading or writing it;
+// (runtime_objects.h: prelude_pch_dir), and units/KEY.o, the objects of compile units
+// (driver/unit_cache.h: a build after an edit compiles only the units it changed).  The newest
+// 64 programs, 8 runtime sets, 16 preludes and 512 unit objects are kept.  `--no-cache` (or TRLC_CACHE_DIR=off) builds without reading or writing it;
 // deleting the directory is always safe.
 #include <string>
 #include <vector>

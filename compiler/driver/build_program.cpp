@@ -6,9 +6,11 @@
 //         -lpthread -ldl; the standalone source, with the runtime inside, stays OpenBLAS only)
 //         A source in two compile parts (codegen/compile_parts.h; the default level, not a
 //         library, --standalone or --sanitize build): the same flags with -DTRL_PART=1 -O3 and
-//         -DTRL_PART=0 -O1 (-O3's loop vectorizer, as -O2 below; Clang -O2), each `-c -x c++
-//         prog.cu -o partN.o`, run
-//         at once, then the command above links part0.o part1.o instead of compiling prog.cu.
+//         -DTRL_PART=0 -O1 (-O3's loop vectorizer, as -O2 below; Clang -O2), one command per
+//         compile unit u, `-DTRL_PART=P -DTRL_UNIT=u -c -x c++ prog.cu -o unitU.o`, and
+//         `c++ -c -x c++ program_hash.cpp` (TRLG_PROGRAM_HASH), all at once; a unit whose
+//         object the build cache holds is not compiled (driver/unit_cache.h); then the command
+//         above links the objects instead of compiling prog.cu.
 //   cuda: $TRLC_NVCC -std=c++17 -O2 -fmad=false -gencode arch=compute_NN,code=sm_NN ...
 //         -gencode arch=compute_MM,code=compute_MM prog.cu <runtime sources> -I<runtime>
 //         -lcublas -o prog
@@ -81,6 +83,7 @@
 #include "driver/build_cache.h"
 #include "driver/mpi_config.h"
 #include "driver/runtime_objects.h"
+#include "driver/unit_cache.h"
 #include "externs/subprocess.h"
 #include "support/install_dirs.h"
 
@@ -447,7 +450,9 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
     }
     std::string olevel = "-O" + std::to_string(opts.opt_level >= 0 ? opts.opt_level : on_host ? 3 : 2);
     std::vector<std::string> argv;
-    std::vector<std::vector<std::string>> parts;  // compile parts, run at once before argv
+    std::vector<std::vector<std::string>> parts;                  // compile units, run at once before argv
+    std::vector<std::string> part_logs;                           // their outputs
+    std::vector<std::pair<std::string, std::string>> part_cache;  // each one's object, cache path
     std::string tool_name;
     if (on_host) {
         tool_name = "the host C++ compiler";
@@ -480,26 +485,54 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
         argv.push_back(opts.output);
         // A source in two compile parts (codegen/compile_parts.h; codegen splits only `-o` at the
         // default level, no library, --standalone, --sanitize or extern): part 1 (the kernels
-        // doing most of the work) at -O3 and part 0 at -O2, compiled side by side, then this
-        // command links their objects instead of compiling the source.
-        if (target == "host" && source.find(codegen::kPartsLine) != std::string::npos) {
-            for (int p = 0; p < 2; ++p) {
+        // doing most of the work) at -O3 and part 0 at -O1, each in compile units compiled side
+        // by side, whose objects the build cache keeps (driver/unit_cache.h: an edit recompiles
+        // the units whose kernels changed), then this command links them instead of compiling
+        // the source.
+        const std::vector<int> units = codegen::compile_units(source);
+        if (target == "host" && source.find(codegen::kPartsLine) != std::string::npos && !units.empty()) {
+            std::vector<std::string> objs;
+            for (int u = 0; u < static_cast<int>(units.size()); ++u) {
+                const int p = units[u];
                 std::vector<std::string> c = part_command(opts, p);
                 // The runtime's headers precompiled for this part's flags (runtime_objects.h).
                 const std::string pch = prelude_pch_dir(c, rt, opts.cache_dir, tmpdir);
                 if (!pch.empty())
                     for (const std::string &a : {"-I" + pch, std::string("-include"), std::string("trl_prelude.h")})
                         c.push_back(a);
-                const std::string obj = tmpdir + "/part" + std::to_string(p) + ".o";
-                for (const std::string &a : {"-DTRL_PART=" + std::to_string(p), "-I" + rt, std::string("-c"),
-                                             std::string("-x"), std::string("c++"), cu, std::string("-o"), obj})
+                for (const std::string &a :
+                     {"-DTRL_PART=" + std::to_string(p), "-DTRL_UNIT=" + std::to_string(u), "-I" + rt})
+                    c.push_back(a);
+                const std::string cached = unit_object_path(opts.cache_dir, c, rt, codegen::unit_view(source, u));
+                if (take_unit_object(cached)) {
+                    objs.push_back(cached);
+                    continue;
+                }
+                const std::string obj = tmpdir + "/unit" + std::to_string(u) + ".o";
+                for (const std::string &a :
+                     {std::string("-c"), std::string("-x"), std::string("c++"), cu, std::string("-o"), obj})
                     c.push_back(a);
                 parts.push_back(c);
+                part_logs.push_back(tmpdir + "/unit" + std::to_string(u) + "-output.txt");
+                part_cache.push_back({obj, cached});
                 temp_files.push_back(obj);
+                objs.push_back(obj);
+            }
+            // kProgramInfo's hash (TRLG_PROGRAM_HASH, runtime/trl_gen.h): a one-line source of its
+            // own, so that unit 0 does not change with every kernel.
+            const std::string hash = codegen::program_hash_literal(source);
+            if (!hash.empty()) {
+                const std::string hsrc = tmpdir + "/program_hash.cpp", hobj = tmpdir + "/program_hash.o";
+                std::ofstream(hsrc) << "extern \"C\" const unsigned long long trlg_program_hash = " << hash << ";\n";
+                parts.push_back({argv.at(0), "-c", "-x", "c++", hsrc, "-o", hobj});
+                part_logs.push_back(tmpdir + "/program_hash-output.txt");
+                temp_files.push_back(hsrc);
+                temp_files.push_back(hobj);
+                objs.push_back(hobj);
             }
             auto x = std::find(argv.begin(), argv.end(), cu);  // "-x c++ CU -x none" -> the objects
             x = argv.erase(x - 2, x + 3);
-            argv.insert(x, {tmpdir + "/part0.o", tmpdir + "/part1.o"});
+            argv.insert(x, objs.begin(), objs.end());
         }
     } else {
         tool_name = "nvcc";
@@ -553,14 +586,17 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
     }
     ToolRun r;
     if (!parts.empty()) {
-        std::vector<ToolRun> pr = run_tools(parts, {tmpdir + "/part0-output.txt", tmpdir + "/part1-output.txt"});
+        std::vector<ToolRun> pr = run_tools(parts, part_logs);
         for (size_t p = 0; p < pr.size() && r.started == false; ++p)
             if (!pr[p].started || pr[p].exit_status != 0) {
                 r = pr[p];
                 argv = parts[p];
             }
-        if (!r.started && r.spawn_errno == 0) r = run_tool(argv, tmpdir + "/tool-output.txt");  // the link
-    } else {
+        if (!r.started && r.spawn_errno == 0) {
+            for (const auto &[obj, cached] : part_cache) store_unit_object(obj, cached);
+            r = run_tool(argv, tmpdir + "/tool-output.txt");  // the link
+        }
+    } else {  // one compile, or every unit cached: the link alone
         r = run_tool(argv, tmpdir + "/tool-output.txt");
     }
     remove_dir(tmpdir, temp_files);

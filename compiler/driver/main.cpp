@@ -152,8 +152,8 @@ int main(int argc, char **argv) {
     app.add_option("-O", opts.opt_level,
                    "optimization level of the toolchain, -O0 .. -O3 "
                    "(default: -O2 for nvcc; for the host, the kernels doing at least 95 % of the estimated "
-                   "work at -O3 and the rest of the program at -O1 with -O3's loop vectorizer, two compiles run "
-                   "side by side: "
+                   "work at -O3 and the rest of the program at -O1 with -O3's loop vectorizer, in compile units "
+                   "run side by side and kept in the build cache, so that an edit recompiles the units it changed: "
                    "codegen/compile_parts.h; -O3 compiles everything at -O3, one compile).  Host -O2 "
                    "vectorizes loops as -O3 does and compiles in about half the time, for programs "
                    "about 7 % slower (PPO CartPole); -O1 and -O0 leave the kernels' loops scalar")
