@@ -231,10 +231,6 @@ bool assign_compile_parts(std::string &src, const std::map<std::string, KernelWe
     return true;
 }
 
-}  // namespace trlc::codegen
-
-namespace trlc::codegen {
-
 std::vector<int> compile_units(const std::string &src) {
     std::vector<int> parts;
     const size_t at = src.find(kUnitsLine);
@@ -247,9 +243,9 @@ std::vector<int> compile_units(const std::string &src) {
 
 std::string unit_view(const std::string &src, int u) {
     std::string out;
-    const std::string own = ", " + std::to_string(u);  // "P, U" of TRL_IN_UNIT(P, U)
-    int depth = 0;                                     // #if nesting inside a guard of another unit (0: outside one)
-    bool in_else = false;                              // in that guard's #else branch (the declaration: kept)
+    const std::string own = std::to_string(u);  // the U of TRL_IN_UNIT(P, U)
+    int depth = 0;                              // #if nesting inside a guard of another unit (0: outside one)
+    bool in_else = false;                       // in that guard's #else branch (the declaration: kept)
     size_t pos = 0;
     while (pos < src.size()) {
         size_t eol = src.find('\n', pos);
@@ -257,8 +253,9 @@ std::string unit_view(const std::string &src, int u) {
         const std::string line = src.substr(pos, eol - pos);
         pos = eol + 1;
         if (depth == 0) {
-            if (line.rfind("#if TRL_IN_UNIT(", 0) == 0 &&
-                line.substr(16, line.find(')') - 16).find(own) == std::string::npos) {
+            const size_t comma = line.find(", "), close = line.find(')');
+            if (line.rfind("#if TRL_IN_UNIT(", 0) == 0 && comma != std::string::npos && close > comma &&
+                line.substr(comma + 2, close - comma - 2) != own) {
                 depth = 1;
                 in_else = false;
                 continue;
@@ -282,10 +279,6 @@ std::string unit_view(const std::string &src, int u) {
     }
     return out;
 }
-
-}  // namespace trlc::codegen
-
-namespace trlc::codegen {
 
 std::string program_hash_literal(const std::string &src) {
     const size_t at = src.find(kProgramHashComment);
