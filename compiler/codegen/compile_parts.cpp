@@ -14,7 +14,6 @@
 
 namespace trlc::codegen {
 
-const char *const kPartsLine = "// trlc -o compiles this source in two parts";
 const char *const kUnitsLine = "// trlc compile units (the part of each):";
 const char *const kProgramHashComment = " /* program hash */";
 const char *const kHostBegin = "\x03host\x03\n";
@@ -210,7 +209,7 @@ bool assign_compile_parts(std::string &src, const std::map<std::string, KernelWe
     std::string units = kUnitsLine;
     for (int u = 0; u < 2 + hot_units; ++u) units += u < 2 ? " 0" : " 1";
     const size_t first = src.find("#if TRL_IN_UNIT(");
-    src.insert(first, std::string(kPartsLine) +
+    src.insert(first, std::string("// trlc -o compiles this source in two parts") +
                           " (codegen/compile_parts.h): part 0 (-DTRL_PART=0:\n"
                           "// run_program, main, the kernels that do the least work, at -O1) and part 1\n"
                           "// (-DTRL_PART=1: the other kernels, at -O3), each in compile units (-DTRL_UNIT=u:\n"

@@ -107,11 +107,8 @@ struct KernelWeight {
 /** Replaces the markers of "src" by compile unit guards (file comment), given each kernel's weight (a
  *  kernel missing from "weights" weighs nothing); when either part would be empty, the markers
  *  are removed and the source is one whole as before.  Returns whether it split; a split
- *  source starts its guards with kPartsLine. */
+ *  source starts its guards with a comment saying so and kUnitsLine (compile_units reads it). */
 bool assign_compile_parts(std::string &src, const std::map<std::string, KernelWeight> &weights);
-
-/** The line a split source carries (the driver looks for it). */
-extern const char *const kPartsLine;
 
 /** Lines of part 1's kernels per compile unit: PPO CartPole's 2,054 lines of part 1 compile in
  *  about 2.4 s at -O3 (one core), a unit of 500 lines in about 0.6 s, against about 0.08 s that

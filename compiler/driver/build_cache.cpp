@@ -17,18 +17,6 @@ namespace {
 constexpr size_t kMaxEntries = 64;
 constexpr size_t kMaxRuntimes = 8;
 
-bool replace_file(const fs::path &from, const fs::path &to) {
-    std::error_code ec;
-    fs::path tmp = to;
-    tmp += ".trlc-tmp";
-    fs::copy_file(from, tmp, fs::copy_options::overwrite_existing, ec);
-    if (ec) return false;
-    fs::permissions(tmp, fs::status(from, ec).permissions(), ec);  // an executable stays one
-    fs::rename(tmp, to, ec);                                       // atomic: a reader never sees half a file
-    if (ec) fs::remove(tmp, ec);
-    return !ec;
-}
-
 }  // namespace
 
 std::vector<std::string> key_arguments(const std::vector<std::string> &argv) {

@@ -490,7 +490,7 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
         // the units whose kernels changed), then this command links them instead of compiling
         // the source.
         const std::vector<int> units = codegen::compile_units(source);
-        if (target == "host" && source.find(codegen::kPartsLine) != std::string::npos && !units.empty()) {
+        if (target == "host" && !units.empty()) {
             std::vector<std::string> objs;
             for (int u = 0; u < static_cast<int>(units.size()); ++u) {
                 const int p = units[u];

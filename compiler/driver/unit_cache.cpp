@@ -1,8 +1,6 @@
 // unit_cache — compile units' objects in the build cache; see unit_cache.h.
 #include "driver/unit_cache.h"
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <utility>
 
@@ -38,13 +36,7 @@ void store_unit_object(const std::string &obj, const std::string &path) {
     std::error_code ec;
     const fs::path dir = fs::path(path).parent_path();
     fs::create_directories(dir, ec);
-    fs::path tmp = path + ".tmp" + std::to_string(getpid());
-    fs::copy_file(obj, tmp, fs::copy_options::overwrite_existing, ec);
-    if (!ec) fs::rename(tmp, path, ec);
-    if (ec) {
-        fs::remove(tmp, ec);
-        return;
-    }
+    if (ec || !replace_file(obj, path)) return;
     std::vector<std::pair<fs::file_time_type, fs::path>> objects;
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
         if (it->path().extension() == ".o") objects.push_back({fs::last_write_time(it->path(), ec), it->path()});

@@ -58,6 +58,18 @@ void remove_all_but_newest(std::vector<std::pair<fs::file_time_type, fs::path>> 
     for (size_t k = keep; k < entries.size(); ++k) fs::remove_all(entries[k].second, ec);
 }
 
+bool replace_file(const fs::path &from, const fs::path &to) {
+    std::error_code ec;
+    fs::path tmp = to;
+    tmp += ".trlc-tmp" + std::to_string(getpid());  // one per process: concurrent builds
+    fs::copy_file(from, tmp, fs::copy_options::overwrite_existing, ec);
+    if (ec) return false;
+    fs::permissions(tmp, fs::status(from, ec).permissions(), ec);  // an executable stays one
+    fs::rename(tmp, to, ec);                                       // atomic: a reader never sees half a file
+    if (ec) fs::remove(tmp, ec);
+    return !ec;
+}
+
 std::string build_cache_dir() {
     std::string d = env("TRLC_CACHE_DIR");
     if (d == "off") return "";

@@ -14,6 +14,10 @@ namespace trlc {
 void remove_all_but_newest(std::vector<std::pair<std::filesystem::file_time_type, std::filesystem::path>> entries,
                            size_t keep);
 
+/** Copies "from" to "to" through a temporary name beside it and a rename, so that a reader
+ *  (another build) never sees half a file; the permissions are kept (an executable stays one).
+ *  False on any I/O failure (nothing is left at the temporary name). */
+bool replace_file(const std::filesystem::path &from, const std::filesystem::path &to);
 /** The directory of trlc's caches: $TRLC_CACHE_DIR, else $XDG_CACHE_HOME/trlc, else
  *  $HOME/.cache/trlc; "" when caching is off (TRLC_CACHE_DIR=off) or no directory can be named
  *  (no HOME).  Deleting it is always safe. */

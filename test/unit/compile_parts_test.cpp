@@ -14,11 +14,15 @@ namespace {
 
 using trlc::codegen::KernelWeight;
 
+/** Kernel "name" with body "body", between the markers kernel_text puts around it. */
+std::string marked(const std::string &name, const std::string &body) {
+    return trlc::codegen::part_begin_marker(name) + "TRL_KERNEL " + name + "(TRL_KERNEL_RANGE) {\n" + body + "}\n" +
+           trlc::codegen::part_end_marker(name);
+}
+
 /** A marked kernel "name" whose body has one loop preceded by TRLG_SEQ. */
 std::string kernel(const std::string &name) {
-    return trlc::codegen::part_begin_marker(name) + "TRL_KERNEL " + name + "(TRL_KERNEL_RANGE) {\n" +
-           "    TRLG_SEQ\n    for (long long i = 0; i < 128; ++i) x[i] = 0;\n}\n" +
-           trlc::codegen::part_end_marker(name);
+    return marked(name, "    TRLG_SEQ\n    for (long long i = 0; i < 128; ++i) x[i] = 0;\n");
 }
 
 /** The text of "src" from the line of kernel "name"'s definition to its closing brace. */
@@ -87,8 +91,7 @@ TEST(CompileParts, EachRuleDecidesOneKernel) {
 std::string long_kernel(const std::string &name, int lines) {
     std::string body;
     for (int l = 0; l < lines; ++l) body += "    x[" + std::to_string(l) + "] = 0;\n";
-    return trlc::codegen::part_begin_marker(name) + "TRL_KERNEL " + name + "(TRL_KERNEL_RANGE) {\n" + body + "}\n" +
-           trlc::codegen::part_end_marker(name);
+    return marked(name, body);
 }
 
 // Part 1's kernels fill units of about kUnitLines lines, the largest first onto the unit with

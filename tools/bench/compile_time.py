@@ -22,8 +22,9 @@ one core (taskset -c CORE):
             waits for after changing a hyperparameter ("-" for a sample without one)
   hit       `trlc S -o X` again on unchanged inputs: the executable copied from the cache
 The builds run on a copy of the sample beside it (same directory, for its relative imports), so
-that an edit keeps the path, as a user's does.  Each time is also given in CPU seconds (user + sys of trlc and the compiler it runs, from
-getrusage of the children), which another job on the machine changes far less than wall time
+that an edit keeps the path, as a user's does.  Each time is also given in CPU seconds (user +
+sys of trlc and the compiler it runs, from getrusage of the children), which another job on the
+machine changes far less than wall time
 (the "_cpu" keys of --json, the second number of each column).
 And, once, the JAX arm's ahead-of-time compile of the same PPO CartPole training
 (tools/bench/peers/ppo_cartpole_jax.py --iterations 1, its "compile_seconds"; skipped when jax
