@@ -99,16 +99,30 @@ bool g_ilp_over_budget = false;
 
 struct isl_trivial_region;
 
-/* isl's scheduler solves each of its ILPs with this function of libisl (internal,
- * exported: isl_scheduler.c calls it through the PLT, so this definition in the
- * executable takes its place).  It runs libisl's own under the per-ILP budget above:
- * operations reset to 0, max_operations = g_ilp_budget; past it isl fails the ILP
- * with isl_error_quota and the scheduler returns null. */
-extern "C" isl_vec *isl_tab_basic_set_non_trivial_lexmin(isl_basic_set *bset, int n_op, int n_region,
-                                                         struct isl_trivial_region *region,
-                                                         int (*conflict)(int con, void *user), void *user) {
+/* isl's scheduler solves each of its ILPs with this function of libisl (internal, exported).
+ * It runs libisl's own under the per-ILP budget above: operations reset to 0,
+ * max_operations = g_ilp_budget; past it isl fails the ILP with isl_error_quota and the
+ * scheduler returns null.  Against a shared libisl (the system's), isl_scheduler.c calls it
+ * through the PLT, so a definition of that name in the executable takes its place and finds
+ * libisl's with dlsym(RTLD_NEXT).  Against the static one tools/setup.sh builds
+ * (TRLC_ISL_STATIC), the linker's --wrap=isl_tab_basic_set_non_trivial_lexmin sends
+ * isl_scheduler.o's calls to __wrap_… and __real_… names libisl's (CMakeLists.txt). */
+#if defined(TRLC_ISL_STATIC)
+#define TRLC_ILP_WRAPPER __wrap_isl_tab_basic_set_non_trivial_lexmin
+extern "C" isl_vec *__real_isl_tab_basic_set_non_trivial_lexmin(isl_basic_set *bset, int n_op, int n_region,
+                                                                struct isl_trivial_region *region,
+                                                                int (*conflict)(int con, void *user), void *user);
+#else
+#define TRLC_ILP_WRAPPER isl_tab_basic_set_non_trivial_lexmin
+#endif
+extern "C" isl_vec *TRLC_ILP_WRAPPER(isl_basic_set *bset, int n_op, int n_region, struct isl_trivial_region *region,
+                                     int (*conflict)(int con, void *user), void *user) {
     using Fn = isl_vec *(*)(isl_basic_set *, int, int, struct isl_trivial_region *, int (*)(int, void *), void *);
+#if defined(TRLC_ISL_STATIC)
+    static Fn real = &__real_isl_tab_basic_set_non_trivial_lexmin;
+#else
     static Fn real = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, "isl_tab_basic_set_non_trivial_lexmin"));
+#endif
     TRLC_ASSERT(real) << "libisl has no isl_tab_basic_set_non_trivial_lexmin to wrap";
     if (trlc::g_ilp_budget == 0 || !bset) return real(bset, n_op, n_region, region, conflict, user);
     isl_ctx *ctx = isl_basic_set_get_ctx(bset);
