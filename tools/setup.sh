@@ -84,7 +84,6 @@ else
     echo "setup: building isl $isl_upstream (static, LTO) into $ISL_PREFIX"
     # an older build of ours (its stamp says so) goes first
     if [ -f "$ISL_PREFIX/trlc-stamp" ]; then $SUDO rm -rf "$ISL_PREFIX"; fi
-    $SUDO mkdir -p "$ISL_PREFIX"
     isl_tmp=$(mktemp -d)
     fetch_isl() { (cd "$isl_tmp" && apt-get source -qq --download-only "isl=$isl_version" >/dev/null 2>&1); }
     if ! fetch_isl; then
@@ -95,7 +94,7 @@ else
         printf 'Types: deb-src\nURIs: %s\nSuites: %s\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
             "${uri:-http://deb.debian.org/debian}" "$VERSION_CODENAME" |
             $SUDO tee /etc/apt/sources.list.d/trlc-deb-src.sources >/dev/null
-        $SUDO apt-get update -qq
+        $SUDO apt-get update -qq || true
         fetch_isl || true
     fi
     orig=$(ls "$isl_tmp"/isl_"$isl_upstream".orig.tar.* 2>/dev/null | head -1)
@@ -103,15 +102,17 @@ else
     if [ -n "$orig" ] && tar xf "$orig" -C "$isl_tmp" &&
         (cd "$src" &&
             ./configure -q --with-int=gmp --disable-shared --enable-static --prefix="$ISL_PREFIX" \
-                CFLAGS="$isl_flags" AR=gcc-ar RANLIB=gcc-ranlib NM=gcc-nm >/dev/null &&
+                CFLAGS="$isl_flags" AR=gcc-ar RANLIB=gcc-ranlib NM=gcc-nm >/dev/null 2>&1 &&
             make -s -j"$(nproc)" gitversion.h libisl.la >/dev/null 2>&1 &&
             mkdir objs && cd objs && ar x ../.libs/libisl.a &&
             gcc $isl_flags -r -flinker-output=nolto-rel -nostdlib -o isl_lto.o $(ls ./*.o | grep -v '/isl_tab_pip.o$') &&
             gcc $isl_flags -r -flinker-output=nolto-rel -nostdlib -o isl_tab_pip_lexmin.o isl_tab_pip.o &&
             ar rcs libisl.a isl_lto.o isl_tab_pip_lexmin.o && cd .. &&
-            $SUDO make -s install-pkgincludeHEADERS install-nodist_pkgincludeHEADERS install-pkgconfigDATA \
-                >/dev/null 2>&1 &&
-            $SUDO install -D -m 644 objs/libisl.a "$ISL_PREFIX/lib/libisl.a"); then
+            stage="$isl_tmp/stage" &&
+            make -s DESTDIR="$stage" install-pkgincludeHEADERS install-nodist_pkgincludeHEADERS \
+                install-pkgconfigDATA >/dev/null 2>&1 &&
+            install -D -m 644 objs/libisl.a "$stage$ISL_PREFIX/lib/libisl.a" &&
+            $SUDO mkdir -p "$ISL_PREFIX" && $SUDO cp -R "$stage$ISL_PREFIX/." "$ISL_PREFIX/"); then
         echo "$isl_stamp" | $SUDO tee "$ISL_PREFIX/trlc-stamp" >/dev/null
         echo "setup: isl built"
     else
