@@ -71,8 +71,8 @@ fi
 # small-integer arithmetic, --with-int=imath-32, was faster still for PPO, 1.92 s, but 4x
 # slower when isl schedules a whole program at once, whose ILPs hold values past 32 bits: PPO
 # with --outer-band none 6.4 -> 16.6 s.)  Installed under /opt/trlc/isl (CMakeLists.txt:
-# TRLC_ISL_PREFIX); when it cannot be built, CMake uses the system libisl and says so.  About 2
-# minutes on two cores, once per machine (a stamp file names the build).
+# TRLC_ISL_PREFIX); when it cannot be built, CMake uses the system libisl and says so.  About 45 s
+# on two cores (41-47 s measured), once per machine (a stamp file names the build).
 ISL_PREFIX=${TRLC_ISL_PREFIX:-/opt/trlc/isl}
 isl_version=$(dpkg-query -W -f='${Version}' libisl-dev)
 isl_upstream=${isl_version%%-*}
