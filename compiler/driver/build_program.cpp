@@ -98,9 +98,8 @@ std::string env_or(const char *name, const std::string &fallback) {
 
 bool is_executable(const std::string &p) { return access(p.c_str(), X_OK) == 0; }
 
-/** nvcc: $TRLC_NVCC, else nvcc on PATH, else /usr/local/cuda/bin/nvcc. */
-std::string find_nvcc() {
-    if (const char *v = getenv("TRLC_NVCC"); v && *v) return v;
+/** DIR/NAME for the first directory DIR of $PATH that holds an executable NAME; "" if none. */
+std::string find_on_path(const std::string &name) {
     const char *path = getenv("PATH");
     std::string p = path ? path : "";
     size_t start = 0;
@@ -108,11 +107,30 @@ std::string find_nvcc() {
         size_t end = p.find(':', start);
         if (end == std::string::npos) end = p.size();
         std::string dir = p.substr(start, end - start);
-        if (!dir.empty() && is_executable(dir + "/nvcc")) return dir + "/nvcc";
+        if (!dir.empty() && is_executable(dir + "/" + name)) return dir + "/" + name;
         start = end + 1;
     }
+    return "";
+}
+
+/** nvcc: $TRLC_NVCC, else nvcc on PATH, else /usr/local/cuda/bin/nvcc. */
+std::string find_nvcc() {
+    if (const char *v = getenv("TRLC_NVCC"); v && *v) return v;
+    if (std::string p = find_on_path("nvcc"); !p.empty()) return p;
     if (is_executable("/usr/local/cuda/bin/nvcc")) return "/usr/local/cuda/bin/nvcc";
     return "nvcc";
+}
+
+/** The host link's linker flag: `-fuse-ld=NAME` for $TRLC_LD=NAME (`default`: none), else
+ *  `-fuse-ld=lld` when ld.lld is on PATH and "cxx" is GCC or Clang (both accept it), else none
+ *  (the compiler's default, GNU ld).  LLD links PPO CartPole's seven objects with the runtime,
+ *  libxsmm and OpenBLAS in 0.03-0.04 s instead of GNU ld's 0.10-0.12 s (one core, 2026-11-29). */
+std::string host_linker_flag(const std::string &cxx) {
+    if (const char *v = getenv("TRLC_LD"); v && *v)
+        return std::string(v) == "default" ? "" : "-fuse-ld=" + std::string(v);
+    static const bool lld = !find_on_path("ld.lld").empty();
+    if (!lld || !(compiler_is_gcc(cxx) || compiler_is_clang(cxx))) return "";
+    return "-fuse-ld=lld";
 }
 
 std::string base_name(const std::string &p) {
@@ -481,6 +499,7 @@ int build_program(const std::string &source, const BuildOptions &opts, Diagnosti
         if (opts.shared_library)
             for (const std::string &a : {std::string("-shared"), "-Wl,-soname," + base_name(opts.output)})
                 argv.push_back(a);
+        if (std::string ld = host_linker_flag(argv.at(0)); !ld.empty()) argv.push_back(ld);
         argv.push_back("-o");
         argv.push_back(opts.output);
         // A source in two compile parts (codegen/compile_parts.h; codegen splits only `-o` at the

@@ -94,6 +94,8 @@ ToolRun compile_one(const std::vector<std::string> &compile, const std::string &
 
 bool compiler_is_clang(const std::string &cxx) { return compiler_version(cxx).find("clang") != std::string::npos; }
 
+bool compiler_is_gcc(const std::string &cxx) { return is_gcc(cxx); }
+
 std::vector<std::string> host_runtime_sources(const std::string &rt) {
     return {rt + "/rt/trl_rt_common.cpp", rt + "/rt/trl_checkpoint.cpp", rt + "/rt/trl_profile.cpp",
             rt + "/rt/trl_rt_host.cpp",   rt + "/trl_npy.cpp",           rt + "/trl_json.cpp",

@@ -33,6 +33,9 @@ namespace trlc {
 /** Whether host compiler "cxx" is Clang (its --version says so; asked once per process): GCC's
  *  own flags, such as -fvect-cost-model, are then left out. */
 bool compiler_is_clang(const std::string &cxx);
+/** Whether host compiler "cxx" is GCC (its --version names the Free Software Foundation and not
+ *  Clang; asked once per process). */
+bool compiler_is_gcc(const std::string &cxx);
 
 /** The runtime sources of a host build (under runtime directory "rt"). */
 std::vector<std::string> host_runtime_sources(const std::string &rt);
