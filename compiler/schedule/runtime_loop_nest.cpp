@@ -529,9 +529,16 @@ bool parametric_domains(const ir::Program &prog, const Pdg &pdg, const Schedule 
     return s != nullptr;
 }
 
+std::string schedule_tree_text(const Schedule &s) {
+    char *text = isl_schedule_to_str(s.impl().schedule.get());
+    std::string out = text ? text : "";
+    free(text);
+    return out;
+}
+
 bool schedule_like(const ir::Program &prog, const Pdg &pdg, const std::vector<bool> &batch_dims,
-                   const ir::Program &base_prog, const Schedule &base, bool shift, const std::string &domains,
-                   Schedule &out, std::string *why, bool loop_nest) {
+                   const ir::Program &base_prog, const Schedule &base, const std::string &base_tree, bool shift,
+                   const std::string &domains, Schedule &out, std::string *why, bool loop_nest) {
     try {
         out.batch_dims = batch_dims;
         out.batch_dims.resize(prog.dims.size(), false);
@@ -554,9 +561,7 @@ bool schedule_like(const ir::Program &prog, const Pdg &pdg, const std::vector<bo
                 return false;
             }
         }
-        char *text = isl_schedule_to_str(base.impl().schedule.get());
-        isl::schedule tree(pdg.impl().isl.ctx(), text ? std::string(text) : std::string());
-        free(text);
+        isl::schedule tree(pdg.impl().isl.ctx(), base_tree);
         std::vector<BoundShift> shifts;
         for (const auto &b : base_prog.bounds) {
             auto w = prog.bounds.find(b.first);

@@ -58,9 +58,14 @@ bool parametric_domains(const ir::Program &prog, const Pdg &pdg, const Schedule 
  *  bounds and shift): steps 4 and 5 only. */
 LoopNodePtr parametric_loop_nest(const ParametricSteps &steps, std::string *why);
 
+/** "s"'s isl schedule tree as isl text (what schedule_like carries over). */
+std::string schedule_tree_text(const Schedule &s);
+
 /** The schedule of "base" (of "base_prog") applied to the same program compiled at other
  *  bound values ("prog" / "pdg" / "batch_dims"): statements and dependences from "pdg",
- *  base's schedule tree (carried over through its text; constant times at or past the end
+ *  base's schedule tree ("base_tree": schedule_tree_text(base), so that base's isl context is
+ *  not used here and a thread with "pdg"'s own context may call this while another uses base's;
+ *  constant times at or past the end
  *  of a changed bound's loop move with the bound, as in parametric_loop_nest),
  *  schedule_map and the loop nest.  False with the
  *  reason in "why" when the statements differ or base's schedule cannot be carried over or
@@ -73,8 +78,8 @@ LoopNodePtr parametric_loop_nest(const ParametricSteps &steps, std::string *why)
  *  nor checked (the run-time bound check emits the variant under the parametric loop nest,
  *  whose order parametric_loop_nest proves for every value, this one included). */
 bool schedule_like(const ir::Program &prog, const Pdg &pdg, const std::vector<bool> &batch_dims,
-                   const ir::Program &base_prog, const Schedule &base, bool shift, const std::string &domains,
-                   Schedule &out, std::string *why, bool loop_nest = true);
+                   const ir::Program &base_prog, const Schedule &base, const std::string &base_tree, bool shift,
+                   const std::string &domains, Schedule &out, std::string *why, bool loop_nest = true);
 
 /** build_ast.cpp: the LoopNode tree of "ast" over the statements of "s"; an isl parameter
  *  named in "params" (name → Program::bounds index, compiled value) becomes AstExpr::Bound. */

@@ -2,6 +2,7 @@
 #include "support/time_passes.h"
 
 #include <cstdio>
+#include <thread>
 #include <vector>
 
 namespace trlc {
@@ -16,12 +17,16 @@ struct Entry {
 };
 
 bool g_on = false;
+std::thread::id g_thread;  // the one whose timers are recorded
 int g_depth = 0;
 std::vector<Entry> g_entries;
 
 }  // namespace
 
-void set_time_passes(bool on) { g_on = on; }
+void set_time_passes(bool on) {
+    g_on = on;
+    g_thread = std::this_thread::get_id();
+}
 
 bool time_passes_enabled() { return g_on; }
 
@@ -37,7 +42,7 @@ void print_time_passes(std::ostream &os) {
 }
 
 PassTimer::PassTimer(std::string name) {
-    if (!g_on) return;
+    if (!g_on || std::this_thread::get_id() != g_thread) return;
     slot_ = static_cast<int>(g_entries.size());
     g_entries.push_back({std::move(name), g_depth++, 0, 0, false});
     wall0_ = std::chrono::steady_clock::now();

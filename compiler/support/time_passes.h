@@ -5,7 +5,9 @@
 //   trlc: time:   12.34 s cpu   12.50 s wall  schedule
 //   trlc: time:    9.80 s cpu    9.90 s wall    schedule: compute
 // Nested timers are indented under the enclosing one.  Off (the default), a timer
-// costs one branch.
+// costs one branch.  Only the thread that turned the report on records timers (others' are
+// no-ops), and "cpu" is the process's (std::clock): while a stage runs work on another thread
+// (the run-time bound check, driver/runtime_bounds.cpp), its cpu may exceed its wall.
 //
 // In support/ (below every stage) because the stages open timers themselves: checks/,
 // schedule/ and memory/ time their parts; the driver turns the report on and prints it.
@@ -18,7 +20,8 @@
 
 namespace trlc {
 
-/** Turn the report on or off (process-wide; --time-passes). */
+/** Turn the report on or off (process-wide; --time-passes); the calling thread's timers are
+ *  the ones recorded. */
 void set_time_passes(bool on);
 
 /** Whether --time-passes is on. */
