@@ -233,13 +233,20 @@ inline void trl_emu_block_launch(trl_ctx *ctx, const F &f) {
 #define TRL_PRAGMA(x) _Pragma(#x)
 #define TRL_KERNEL_RANGE long long trl_lo_, long long n
 #define TRL_KERNEL_INDEX(i, n) for (long long i = trl_lo_; i < (n); ++i)
+/* "work" (and "rows" below) are integer constants: a launch whose work no split would share
+ * (trl_launch_threads, trl_rows_threads: under 2 * TRL_MIN_THREAD_WORK, or under 16 rows) calls
+ * the kernel directly, without the split's lambda and templates (the same calls: PPO CartPole's
+ * run_program compiles in 0.41 s instead of 0.49 s of CPU at -O1, 26 of its 34 launches). */
 #define TRL_LAUNCH(kernel, n, work, ...)                                                                               \
     do {                                                                                                               \
         long long trl_n_ = (n);                                                                                        \
         if (trl_n_ > 0) {                                                                                              \
             const long long trl_t0_ = trl_prof_on ? trl_prof_begin() : 0;                                              \
-            trl_host_launch(ctx, trl_n_, (work),                                                                       \
-                            [&](long long trl_lo, long long trl_hi) { kernel(trl_lo, trl_hi, __VA_ARGS__); });         \
+            if constexpr ((work) < 2 * TRL_MIN_THREAD_WORK)                                                            \
+                kernel(0, trl_n_, __VA_ARGS__);                                                                        \
+            else                                                                                                       \
+                trl_host_launch(ctx, trl_n_, (work),                                                                   \
+                                [&](long long trl_lo, long long trl_hi) { kernel(trl_lo, trl_hi, __VA_ARGS__); });     \
             TRL_AFTER_LAUNCH();                                                                                        \
             if (trl_prof_on) trl_prof_end(trl_t0_, TRL_PROF_KERNELS);                                                  \
         }                                                                                                              \
@@ -255,9 +262,12 @@ inline void trl_emu_block_launch(trl_ctx *ctx, const F &f) {
         long long trl_n_ = (n);                                                                                        \
         if (trl_n_ > 0) {                                                                                              \
             const long long trl_t0_ = trl_prof_on ? trl_prof_begin() : 0;                                              \
-            trl_host_launch_rows(ctx, (rows), (work), [&](long long trl_r0, long long trl_r1) {                        \
-                kernel(0, trl_n_, trl_r0, trl_r1, __VA_ARGS__);                                                        \
-            });                                                                                                        \
+            if constexpr ((work) < 2 * TRL_MIN_THREAD_WORK || (rows) < 16)                                             \
+                kernel(0, trl_n_, 0LL, (long long)(rows), __VA_ARGS__);                                                \
+            else                                                                                                       \
+                trl_host_launch_rows(ctx, (rows), (work), [&](long long trl_r0, long long trl_r1) {                    \
+                    kernel(0, trl_n_, trl_r0, trl_r1, __VA_ARGS__);                                                    \
+                });                                                                                                    \
             TRL_AFTER_LAUNCH();                                                                                        \
             if (trl_prof_on) trl_prof_end(trl_t0_, TRL_PROF_KERNELS);                                                  \
         }                                                                                                              \
