@@ -14,6 +14,7 @@
 // prints the program with its adjoint tensors and stops.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -95,6 +96,8 @@ struct DriverOptions {
     bool verify_each = true;
 };
 
+struct RuntimeBoundsCheck;  // driver/runtime_bounds.h
+
 /** What the stages have made so far.  "opts", "sm" and "diag" outlive the state.  Member
  *  order matters: the schedule's and the memory plan's isl objects live in the PDG's isl
  *  context, so they are destroyed before it. */
@@ -114,10 +117,12 @@ struct PipelineState {
     Schedule sched;
     MemPlan plan;
     CodegenOptions codegen;  // fuse/blas from opts; bounds and loop nest from runtime-bounds
-    KernelPlan kernels;      // the blas and fusion passes' decisions
-    std::string source;      // the generated program (codegen)
-    int next = 0;            // index of the next stage to run
-    int goal = -1;           // the last stage of the current run_pipeline call
+    /** runtime-bounds' work started by the memplan stage (driver/runtime_bounds.h). */
+    std::shared_ptr<RuntimeBoundsCheck> bounds_check;
+    KernelPlan kernels;  // the blas and fusion passes' decisions
+    std::string source;  // the generated program (codegen)
+    int next = 0;        // index of the next stage to run
+    int goal = -1;       // the last stage of the current run_pipeline call
 };
 
 /** One stage of the compiler. */

@@ -134,11 +134,36 @@ std::vector<std::string> split_names(const std::string &s) {
 class Finder {
 public:
     Finder(const DriverOptions &opts, const ir::Program &prog, const Pdg &pdg, const Schedule &sched,
-           const MemPlan &plan, const SourceManager &sm, const CodegenOptions &cg)
-        : opts_(opts), prog_(prog), pdg_(pdg), sched_(sched), plan_(plan), sm_(sm), cg_(cg) {
+           const SourceManager &sm)
+        : opts_(opts), prog_(prog), pdg_(pdg), sched_(sched), sm_(sm) {
         for (const auto &b : prog.bounds) {
             names_.push_back(b.first);
             values_.push_back(b.second);
+        }
+    }
+
+    /** The memory plan made since (at the compiled values) and the code generation flags, both
+     *  needed by run(). */
+    void attach(const MemPlan &plan, const CodegenOptions &cg) {
+        plan_ = &plan;
+        cg_ = cg;
+    }
+
+    /** Before the memory plan is made: the first try of the first bound that run() will check
+     *  unless the plan rules it out (its parametric domains here, its variant on a thread of
+     *  its own: start_attempt), so that the variant's compilation overlaps the memory plan. */
+    void prefetch() {
+        std::set<std::string> asked;
+        bool none = opts_.runtime_bound == "none", explicit_ = !opts_.runtime_bound.empty() && !none;
+        if (none || opts_.mem_budget > 0 || !sched_.root) return;
+        if (explicit_)
+            for (const std::string &n : split_names(opts_.runtime_bound)) asked.insert(n);
+        for (size_t k = 0; k < names_.size(); ++k) {
+            if (explicit_ && !asked.count(names_[k])) continue;
+            if (!plan_free_reason(static_cast<int>(k)).empty()) continue;
+            const auto t = tries(values_[k]).front();
+            prefetched_ = start_attempt(static_cast<int>(k), {}, t.first, t.second, true);
+            return;
         }
     }
 
@@ -207,8 +232,8 @@ private:
         return (g->lhs_quasi != ir::Guard::Plain && uses(g->lhs)) || (g->rhs_quasi != ir::Guard::Plain && uses(g->rhs));
     }
 
-    /** A reason to keep bound k fixed that needs no compilation, or "". */
-    std::string quick_reason(int k) const {
+    /** quick_reason's checks that need no memory plan: "" or the reason. */
+    std::string plan_free_reason(int k) const {
         const std::string &name = names_[k];
         bool used = false;
         for (size_t d = 0; d < prog_.dims.size(); ++d) {
@@ -224,15 +249,23 @@ private:
         // --bound U=57) runs equal to --interpret, and no failing case of one is known.
         for (const ir::Emit &e : prog_.emits)
             if (quasi_over(e.field_guard, e.vars, name)) return kQuasiGuard;
-        for (const Buffer &b : plan_.buffers) {
+        if (values_[k] >= INT32_MAX) return kCompiledIn;
+        return "";
+    }
+
+    /** A reason to keep bound k fixed that needs no compilation, or "". */
+    std::string quick_reason(int k) const {
+        const std::string &name = names_[k];
+        const std::string why = plan_free_reason(k);
+        if (!why.empty() && why != kCompiledIn) return why;  // the plan's reason comes before that one
+        for (const Buffer &b : plan_->buffers) {
             const ir::Tensor &t = prog_.tensors.at(b.tensor);
             for (size_t p = 0; p < t.dims.size() && p < b.modulus.size(); ++p)
                 if (prog_.dims[t.dims[p]].bound_name == name && b.modulus[p] > 1 && b.modulus[p] == b.extent[p] &&
                     b.extent[p] >= values_[k])
                     return kSizesBuffer;
         }
-        if (values_[k] >= INT32_MAX) return kCompiledIn;
-        return "";
+        return why;
     }
 
     /** The program at "values" (bound index → value) under the compiled schedule: "" and the
@@ -261,14 +294,14 @@ private:
         return "";
     }
 
-    /** The memory plan of variant "var" (variant_schedule's), compared with the compiled one:
-     *  "" when they are the same, else the reason. */
-    std::string variant_plan(Variant &var) {
+    /** The memory plan of variant "var" (variant_schedule's) with the compiled program's
+     *  checkpointed statements "checkpoint": "" when it was made (run() compares it with the
+     *  compiled plan), else the reason. */
+    std::string variant_plan(Variant &var, const std::vector<int> &checkpoint) {
         PipelineState &st = var.st;
         try {
-            st.plan = plan_memory(st.prog, st.pdg, st.sched, var.diag, &plan_.checkpoint_statements);
+            st.plan = plan_memory(st.prog, st.pdg, st.sched, var.diag, &checkpoint);
             if (var.diag.has_errors()) return kNoCompile;
-            if (!same_layout(plan_, st.plan)) return kSizesBuffer;
         } catch (const CodegenError &) {
             return kCompiledIn;
         } catch (...) {
@@ -307,14 +340,77 @@ private:
     };
 
     VariantCheck variant_check(int k, const std::map<int, int64_t> &values, bool shift, const std::string &domains,
-                               const std::string &base_tree) {
+                               const std::string &base_tree, const std::vector<int> &checkpoint) {
         VariantCheck c;
         c.why = variant_schedule(values, shift, domains, base_tree, &c.var);
         if (!c.why.empty()) return c;
         c.scheduled = true;
-        c.why = variant_plan(*c.var);
+        c.why = variant_plan(*c.var, checkpoint);
         if (c.why.empty()) c.large = statements_at_large(k);
         return c;
+    }
+
+    /** The (w, m) pairs check() tries for a bound compiled at "v": the other value w and the
+     *  smallest value m it would accept. */
+    static std::vector<std::pair<int64_t, int64_t>> tries(int64_t v) {
+        std::vector<std::pair<int64_t, int64_t>> out;
+        if (v > 2) out.push_back({2, 2});
+        out.push_back({v + 1, v});
+        return out;
+    }
+
+    /** One try of check(): bound k at smallest value m (the bounds in "accepted" at theirs),
+     *  the program at w, "shift" as in parametric_loop_nest.  Its parametric domains, and its
+     *  variant (variant_check) running on a thread of its own with its own isl context. */
+    struct Attempt {
+        int k = -1;
+        int64_t w = 0, m = 0;
+        bool shift = true, proven = false;
+        std::map<int, int64_t> accepted;
+        std::string why, domains;
+        std::shared_ptr<const ParametricSteps> steps;
+        std::vector<int> checkpoint;  // the checkpointed statements the variant's plan was given
+        std::future<VariantCheck> variant;
+    };
+
+    Attempt start_attempt(int k, const std::map<int, int64_t> &accepted, int64_t w, int64_t m, bool shift) {
+        Attempt a;
+        a.k = k;
+        a.w = w;
+        a.m = m;
+        a.shift = shift;
+        a.accepted = accepted;
+        if (plan_) {
+            a.checkpoint = plan_->checkpoint_statements;
+        } else if (const LoopNode *loop = checkpoint_loop(sched_.root.get())) {
+            a.checkpoint = statements_in(*loop);  // what plan_memory will give the compiled plan
+        }
+        std::map<int, int64_t> mins = accepted;
+        mins[k] = m;
+        {
+            PassTimer timer("parametric domains and dependences");
+            a.proven = parametric_domains(prog_, pdg_, sched_, mins, shift, &a.why, &a.domains, &a.steps);
+        }
+        if (!a.proven) return a;
+        std::map<int, int64_t> values = accepted;  // the others at their smallest values
+        values[k] = w;
+        // The program at the other value (variant_check: its statements and dependences against
+        // the parametric ones, then its memory plan) on a thread of its own, while this one makes
+        // the compiled program's memory plan (prefetch) and builds the parametric loop nest and
+        // the kernels under it (check); the reasons are then taken in a sequential check's
+        // order.  PPO CartPole on two cores: memplan and runtime-bounds 0.23 + 0.72 s of wall
+        // time sequentially, 0.23 + 0.51 s with the loop nest overlapped, 0.30 + 0.26 s with the
+        // memory plan too (2026-11-29).
+        if (base_tree_.empty()) base_tree_ = schedule_tree_text(sched_);  // this thread's isl context
+        auto work = [this, k, values, shift, domains = a.domains, tree = base_tree_, cps = a.checkpoint] {
+            return variant_check(k, values, shift, domains, tree, cps);
+        };
+        try {
+            a.variant = std::async(std::launch::async, work);
+        } catch (const std::system_error &) {  // no thread: the same work, here
+            a.variant = std::async(std::launch::deferred, work);
+        }
+        return a;
     }
 
     /** The tensors and their equation counts: what the passes made of the program. */
@@ -345,43 +441,26 @@ private:
     /** Check bound k together with "accepted"; "" with its smallest value and the loop nest
      *  of accepted + k, or the reason it stays fixed. */
     std::string check(int k, const std::map<int, int64_t> &accepted, int64_t *min_value, LoopNodePtr *nest) {
-        int64_t v = values_[k];
-        std::vector<std::pair<int64_t, int64_t>> tries;  // (w, m)
-        if (v > 2) tries.push_back({2, 2});
-        tries.push_back({v + 1, v});
         std::string reason, first;
-        for (const auto &t : tries) {
+        for (const auto &t : tries(values_[k])) {
             for (bool shift : {true, false}) {  // statements after the loop move with the bound
+                Attempt a;
+                Attempt &p = prefetched_;
+                if (p.k == k && p.w == t.first && p.m == t.second && p.shift == shift && p.accepted == accepted &&
+                    p.checkpoint == plan_->checkpoint_statements) {
+                    a = std::move(p);
+                    p.k = -1;
+                } else {
+                    a = start_attempt(k, accepted, t.first, t.second, shift);
+                }
                 std::map<int, int64_t> mins = accepted;
                 mins[k] = t.second;
-                std::string why, domains;
-                bool proven = false;
-                std::shared_ptr<const ParametricSteps> steps;
-                {
-                    PassTimer timer("parametric domains and dependences");
-                    proven = parametric_domains(prog_, pdg_, sched_, mins, shift, &why, &domains, &steps);
-                }
-                if (!proven) {
+                std::string why = a.why;
+                if (!a.proven) {
                     reason = "the schedule changes with it (" + why + ")";
                     continue;
                 }
-                std::map<int, int64_t> values = accepted;  // the others at their smallest values
-                values[k] = t.first;
-                // The program at the other value (variant_check: its statements and dependences
-                // against the parametric ones, then its memory plan) on a thread of its own,
-                // while this one builds the parametric loop nest and the kernels under it; the
-                // reasons are then taken in the order of a sequential check.  PPO CartPole on
-                // two cores: 0.72 -> 0.51 s of wall time for this stage (2026-11-29).
-                if (base_tree_.empty()) base_tree_ = schedule_tree_text(sched_);
-                auto work = [this, k, values, shift, domains, tree = base_tree_] {
-                    return variant_check(k, values, shift, domains, tree);
-                };
-                std::future<VariantCheck> pending;
-                try {
-                    pending = std::async(std::launch::async, work);
-                } catch (const std::system_error &) {  // no thread: the same work, here
-                    pending = std::async(std::launch::deferred, work);
-                }
+                std::shared_ptr<const ParametricSteps> steps = a.steps;
                 LoopNodePtr n;
                 {
                     PassTimer timer("parametric loop nest");
@@ -389,18 +468,18 @@ private:
                 }
                 CodegenOptions cg = cg_;
                 cg.bounds.assign(names_.size(), BoundInfo());  // kernels read these as TRLG_BOUND
-                for (const auto &a : mins) cg.bounds[a.first].runtime = true;
+                for (const auto &b : mins) cg.bounds[b.first].runtime = true;
                 cg.loop_nest = n;
                 std::string base;
                 bool base_compiled_in = false;
                 if (n) {
                     try {
-                        base = kernel_part(emit_cuda(prog_, pdg_, sched_, plan_, &sm_, cg));
+                        base = kernel_part(emit_cuda(prog_, pdg_, sched_, *plan_, &sm_, cg));
                     } catch (const CodegenError &) {
                         base_compiled_in = true;
                     }
                 }
-                VariantCheck var = pending.get();
+                VariantCheck var = a.variant.get();
                 if (!var.scheduled) {
                     if (shift || first.empty()) first = var.why;
                     continue;
@@ -411,6 +490,7 @@ private:
                 }
                 if (base_compiled_in) return kCompiledIn;
                 std::string kernels, why_here = var.why;
+                if (why_here.empty() && !same_layout(*plan_, var.var->st.plan)) why_here = kSizesBuffer;
                 if (why_here.empty()) why_here = variant_kernels(*var.var, n, cg.bounds, &kernels);
                 if (why_here.empty() && kernels != base) why_here = compiled_in(base, kernels);
                 if (why_here.empty()) why_here = var.large;
@@ -432,22 +512,42 @@ private:
     const ir::Program &prog_;
     const Pdg &pdg_;
     const Schedule &sched_;
-    const MemPlan &plan_;
+    const MemPlan *plan_ = nullptr;  // attach()
     const SourceManager &sm_;
-    const CodegenOptions &cg_;
+    CodegenOptions cg_;  // attach(): the flags, no bounds, no loop nest
     std::vector<std::string> names_;
     std::vector<int64_t> values_;
     std::string base_tree_;  // schedule_tree_text(sched_), made on this thread before the first variant
+    Attempt prefetched_;     // prefetch()'s, until check() takes it
 };
 
 }  // namespace
 
+struct RuntimeBoundsCheck {
+    Finder finder;
+};
+
+std::shared_ptr<RuntimeBoundsCheck> start_runtime_bounds(const DriverOptions &opts, const ir::Program &prog,
+                                                         const Pdg &pdg, const Schedule &sched,
+                                                         const SourceManager &sm) {
+    auto check = std::make_shared<RuntimeBoundsCheck>(RuntimeBoundsCheck{Finder(opts, prog, pdg, sched, sm)});
+    check->finder.prefetch();
+    return check;
+}
+
 bool find_runtime_bounds(const DriverOptions &opts, const ir::Program &prog, const Pdg &pdg, const Schedule &sched,
-                         const MemPlan &plan, const SourceManager &sm, CodegenOptions &codegen, Diagnostics &diag) {
+                         const MemPlan &plan, const SourceManager &sm, CodegenOptions &codegen, Diagnostics &diag,
+                         RuntimeBoundsCheck *started) {
     CodegenOptions base = codegen;
     base.bounds.clear();
     base.loop_nest = nullptr;
-    return Finder(opts, prog, pdg, sched, plan, sm, base).run(codegen, diag);
+    if (started) {
+        started->finder.attach(plan, base);
+        return started->finder.run(codegen, diag);
+    }
+    Finder finder(opts, prog, pdg, sched, sm);
+    finder.attach(plan, base);
+    return finder.run(codegen, diag);
 }
 
 }  // namespace trlc
