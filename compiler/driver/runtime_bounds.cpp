@@ -339,10 +339,20 @@ private:
         std::string large;       // statements_at_large's, when both held
     };
 
+    /** The variant's work; "scheduled" is told whether variant_schedule held as soon as it is
+     *  known (check() builds the parametric loop nest only then: a try whose variant fails
+     *  there, such as the n-step sample's at I = 2, needs none). */
     VariantCheck variant_check(int k, const std::map<int, int64_t> &values, bool shift, const std::string &domains,
-                               const std::string &base_tree, const std::vector<int> &checkpoint) {
+                               const std::string &base_tree, const std::vector<int> &checkpoint,
+                               std::promise<bool> &scheduled) {
         VariantCheck c;
-        c.why = variant_schedule(values, shift, domains, base_tree, &c.var);
+        try {
+            c.why = variant_schedule(values, shift, domains, base_tree, &c.var);
+        } catch (...) {
+            scheduled.set_value(false);
+            throw;
+        }
+        scheduled.set_value(c.why.empty());
         if (!c.why.empty()) return c;
         c.scheduled = true;
         c.why = variant_plan(*c.var, checkpoint);
@@ -371,6 +381,8 @@ private:
         std::shared_ptr<const ParametricSteps> steps;
         std::vector<int> checkpoint;  // the checkpointed statements the variant's plan was given
         std::future<VariantCheck> variant;
+        std::future<bool> scheduled;  // variant_check's variant_schedule held
+        bool threaded = false;        // else "variant" runs when waited for
     };
 
     Attempt start_attempt(int k, const std::map<int, int64_t> &accepted, int64_t w, int64_t m, bool shift) {
@@ -402,12 +414,15 @@ private:
         // time sequentially, 0.23 + 0.51 s with the loop nest overlapped, 0.30 + 0.26 s with the
         // memory plan too (2026-11-29).
         if (base_tree_.empty()) base_tree_ = schedule_tree_text(sched_);  // this thread's isl context
-        auto work = [this, k, values, shift, domains = a.domains, tree = base_tree_, cps = a.checkpoint] {
-            return variant_check(k, values, shift, domains, tree, cps);
+        auto scheduled = std::make_shared<std::promise<bool>>();
+        a.scheduled = scheduled->get_future();
+        auto work = [this, k, values, shift, domains = a.domains, tree = base_tree_, cps = a.checkpoint, scheduled] {
+            return variant_check(k, values, shift, domains, tree, cps, *scheduled);
         };
         try {
             a.variant = std::async(std::launch::async, work);
-        } catch (const std::system_error &) {  // no thread: the same work, here
+            a.threaded = true;
+        } catch (const std::system_error &) {  // no thread: the same work, here, when waited for
             a.variant = std::async(std::launch::deferred, work);
         }
         return a;
@@ -461,6 +476,12 @@ private:
                     continue;
                 }
                 std::shared_ptr<const ParametricSteps> steps = a.steps;
+                if (!a.threaded) a.variant.wait();
+                if (!a.scheduled.get()) {  // the variant's statements or schedule: no loop nest needed
+                    VariantCheck var = a.variant.get();
+                    if (shift || first.empty()) first = var.why;
+                    continue;
+                }
                 LoopNodePtr n;
                 {
                     PassTimer timer("parametric loop nest");
@@ -480,10 +501,6 @@ private:
                     }
                 }
                 VariantCheck var = a.variant.get();
-                if (!var.scheduled) {
-                    if (shift || first.empty()) first = var.why;
-                    continue;
-                }
                 if (!n) {
                     reason = "the schedule changes with it (" + why + ")";
                     continue;
