@@ -330,8 +330,8 @@ private:
     }
 
     /** What check() finds at the other value on a thread of its own (the variant has its own
-     *  isl context): the variant under the compiled schedule, its memory plan compared, and the
-     *  statements at a large value. */
+     *  isl context): the variant under the compiled schedule, its memory plan (check() compares
+     *  it with the compiled one), and the statements at a large value. */
     struct VariantCheck {
         std::unique_ptr<Variant> var;
         bool scheduled = false;  // variant_schedule held
