@@ -334,9 +334,8 @@ private:
      *  it with the compiled one), and the statements at a large value. */
     struct VariantCheck {
         std::unique_ptr<Variant> var;
-        bool scheduled = false;  // variant_schedule held
-        std::string why;         // else its reason; if it held, variant_plan's ("" when that held)
-        std::string large;       // statements_at_large's, when both held
+        std::string why;    // variant_schedule's reason, or if it held variant_plan's ("" when that held)
+        std::string large;  // statements_at_large's, when both held
     };
 
     /** The variant's work; "scheduled" is told whether variant_schedule held as soon as it is
@@ -354,7 +353,6 @@ private:
         }
         scheduled.set_value(c.why.empty());
         if (!c.why.empty()) return c;
-        c.scheduled = true;
         c.why = variant_plan(*c.var, checkpoint);
         if (c.why.empty()) c.large = statements_at_large(k);
         return c;
@@ -475,7 +473,6 @@ private:
                     reason = "the schedule changes with it (" + why + ")";
                     continue;
                 }
-                std::shared_ptr<const ParametricSteps> steps = a.steps;
                 if (!a.threaded) a.variant.wait();
                 if (!a.scheduled.get()) {  // the variant's statements or schedule: no loop nest needed
                     VariantCheck var = a.variant.get();
@@ -485,7 +482,7 @@ private:
                 LoopNodePtr n;
                 {
                     PassTimer timer("parametric loop nest");
-                    n = parametric_loop_nest(*steps, &why);  // steps 1 to 3 done above
+                    n = parametric_loop_nest(*a.steps, &why);  // steps 1 to 3 done above
                 }
                 CodegenOptions cg = cg_;
                 cg.bounds.assign(names_.size(), BoundInfo());  // kernels read these as TRLG_BOUND

@@ -50,12 +50,6 @@ const std::string &compiler_version(const std::string &cxx) {
     return seen[cxx] = r.started && r.exit_status == 0 ? r.output : "";
 }
 
-/** Whether "cxx" is GCC (its --version names the Free Software Foundation and not clang). */
-bool is_gcc(const std::string &cxx) {
-    const std::string &v = compiler_version(cxx);
-    return v.find("Free Software Foundation") != std::string::npos && v.find("clang") == std::string::npos;
-}
-
 /** Precompiles runtime/trl_prelude.h with "compile" into DIR/trl_prelude.h.gch (through a
  *  temporary name and a rename); the tool's run. */
 ToolRun compile_prelude(const std::vector<std::string> &compile, const std::string &rt, const std::string &dir,
@@ -94,7 +88,10 @@ ToolRun compile_one(const std::vector<std::string> &compile, const std::string &
 
 bool compiler_is_clang(const std::string &cxx) { return compiler_version(cxx).find("clang") != std::string::npos; }
 
-bool compiler_is_gcc(const std::string &cxx) { return is_gcc(cxx); }
+bool compiler_is_gcc(const std::string &cxx) {
+    const std::string &v = compiler_version(cxx);
+    return v.find("Free Software Foundation") != std::string::npos && v.find("clang") == std::string::npos;
+}
 
 std::vector<std::string> host_runtime_sources(const std::string &rt) {
     return {rt + "/rt/trl_rt_common.cpp", rt + "/rt/trl_checkpoint.cpp", rt + "/rt/trl_profile.cpp",
@@ -147,7 +144,7 @@ std::string prelude_pch_dir(const std::vector<std::string> &compile, const std::
         fs::create_directories(dir, ec);
         if (ec) return "";
         const std::string log = tmpdir + "/prelude-output.txt";
-        if (!is_gcc(compile.at(0))) {
+        if (!compiler_is_gcc(compile.at(0))) {
             FILE *f = fopen((dir + "/none").c_str(), "w");
             if (f) fclose(f);
             return "";
@@ -169,7 +166,7 @@ int prebuild_prelude_pchs(const std::vector<std::vector<std::string>> &compiles,
         if (other.rfind("prelude-", 0) == 0 && std::find(names.begin(), names.end(), other) == names.end())
             fs::remove_all(it->path(), ec);
     }
-    if (compiles.empty() || !is_gcc(compiles[0].at(0))) return 0;
+    if (compiles.empty() || !compiler_is_gcc(compiles[0].at(0))) return 0;
     int compiled = 0;
     for (size_t k = 0; k < compiles.size(); ++k) {
         const std::string set = dir + "/" + names[k];
