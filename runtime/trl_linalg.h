@@ -12,7 +12,7 @@
 //                                  W = Q (r >= c) or Qᵀ (r < c); W · gain, in double
 //   permutation(key, n)            p = [0, 1, …, n-1]; for s = 0 … n-2: i = n-1-s,
 //                                  j = floor(uniform_f64(key, s) · (i + 1)), swap p[i], p[j]
-#include <math.h>
+#include "trl_libm.h"
 #include <stddef.h>
 #include <stdint.h>
 

@@ -18,7 +18,7 @@
 //
 // Example: trl::pymod_f32(-7.5f, 2.0f) == 0.5f, trl::pmod_i64(-7, 3) == 2,
 //          trl::floordiv_i64(-7, 2) == -4, trl::max_f32(1.0f, NAN) is NaN.
-#include <math.h>
+#include "trl_libm.h"
 
 #include "trl_math.h"  // TRL_HD; the f32 and f64 transcendentals
 

@@ -7,7 +7,7 @@
 // headers again (about 0.35 s of CPU per compile part of PPO CartPole).  The source's own
 // #include lines that follow find these headers already included.  Without the .gch (another
 // compiler, a mismatched flag: GCC checks), the same text is parsed as before.
-#include <math.h>
+#include "trl_libm.h"
 #include <stdint.h>
 #include <string.h>
 

@@ -14,7 +14,7 @@
 //   uniform f64 element j  = ((w[2m] >> 5) * 2^26 + (w[2m+1] >> 6)) * 2^-53, w = block(j/2), m=j%2
 //   normal element j       = Box–Muller on block(j): sqrt(-2 log u1) * cos(2π u2), u1 ∈ (0, 1]
 //   categorical row r      = inverse CDF of softmax(logits) with the f64 uniform of block(r)
-#include <math.h>
+#include "trl_libm.h"
 #include <stddef.h>
 #include <stdint.h>
 
