@@ -17,7 +17,7 @@ namespace trlc {
  *  after parsing). */
 inline void add_incrementalize_options(CLI::App &app, DriverOptions &opts, bool *no_incrementalize) {
     app.add_option("--incrementalize-min-bytes", opts.incrementalize_min_bytes,
-                   "make running sums only of tensors of at least BYTES (default 1 MB)");
+                   "make running sums only of tensors of at least BYTES over their domain (default 0: of every one)");
     app.add_flag("--fno-incrementalize", *no_incrementalize,
                  "(spelled -fno-incrementalize) keep sums over slices as written: no running sums");
 }

@@ -15,8 +15,9 @@
 //      kernels and host functions, byte for byte.  w = 2 (then m = 2) when v > 2; when that
 //      fails, or v <= 2, w = v + 1 and m = v;
 //   3. the statements (tensors and equations after the passes) at a large value,
-//      max(v + 1, the incrementalize pass's threshold in bytes): that pass chooses running
-//      sums by sizes that grow with B (statements_at_large).
+//      max(v + 1, the incrementalize pass's threshold in bytes), when that pass has one
+//      (--incrementalize-min-bytes; none by default): it then chooses running sums by sizes
+//      that grow with B (statements_at_large).
 // The generated program accepts B = V for every V >= m (up to 2^31 - 1).  The loop nest is
 // exact for every such V; the memory plan and the kernels are compared at m (or v + 1) and
 // v only, and trusted in between and above (they come from isl relations affine in B).
@@ -437,8 +438,11 @@ private:
      *  are those compiled, else the reason.  The incrementalize pass chooses running sums by
      *  sizes in bytes against min_bytes (passes/incrementalize.h), sizes that grow with the
      *  bound; from k = max(v + 1, min_bytes) on every size that grows with k is over the
-     *  threshold.  Compared here and at m (part 2), trusted in between. */
+     *  threshold.  Compared here and at m (part 2), trusted in between.  Without a threshold
+     *  (the default, or -fno-incrementalize) no choice follows a size: nothing to compare
+     *  (PPO CartPole: the front end, autodiff and checks once more at I = 2^20, ~0.05 s). */
     std::string statements_at_large(int k) {
+        if (!opts_.incrementalize || opts_.incrementalize_min_bytes <= 0) return "";
         int64_t big = std::max<int64_t>(values_[k] + 1, opts_.incrementalize_min_bytes);
         big = std::min<int64_t>(big, INT32_MAX - 1);
         Variant v(nested_options(opts_, {names_[k] + "=" + std::to_string(big)}));
