@@ -15,7 +15,8 @@ interpreter are also built with `--distributed=mpi` and run as 2 ranks (`mpirun 
 Open MPI is installed), whose records and saved files, and those of `--interpret=scheduled
 --ranks 2`, must be `--interpret --ranks 2`'s (with a
 checkpoint and a resume of the 2 ranks where the program has a loop to checkpoint); every run may get `--seed S`,
-`--incrementalize-min-bytes=0` (running sums on small programs) and `-D T=<larger>`;
+`-fno-incrementalize` (sums over slices as written: running sums are the default) and
+`-D T=<larger>`;
 all must print the same bytes on stdout, write the same files (saves) and exit the same way.
 
 -fno-blas keeps every matrix product the interpreter's sequential k loop, so the comparison is
@@ -384,8 +385,8 @@ class Fuzzer:
         flags = []
         if r.random() < 0.3:
             flags += ["--seed", str(r.randrange(1 << 32))]
-        if r.random() < 0.4:  # running sums on small programs too (dsl/README.md §10.1)
-            flags += ["--incrementalize-min-bytes=0"]
+        if r.random() < 0.4:  # sums over slices as written, not running sums (dsl/README.md §10.1)
+            flags += ["-fno-incrementalize"]
         host = k % self.a.host_every == 0 and not self.a.no_host
         return {"novec": r.random() < 0.3, "host": host, "emu": host and r.random() < 0.35,
                 "opt": r.choice(["-O0", "-O0", "-O1", "-O2"]), "threads2": r.random() < 0.3,
