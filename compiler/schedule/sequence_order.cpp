@@ -56,11 +56,6 @@ std::set<std::string> names_of(const isl::union_set &u) {
 /** The tuple name of the range of "m". */
 std::string out_name(const isl::map &m) { return isl_map_get_tuple_name(m.get(), isl_dim_out); }
 
-/** Whether "rel" (instance -> instance) relates an instance of "a" to one of "b". */
-bool relates(const isl::union_map &rel, const isl::union_set &a, const isl::union_set &b) {
-    return !rel.intersect_domain(a).intersect_range(b).is_empty();
-}
-
 /** Whether a path of "edges" leads from "from" to "to". */
 bool reaches(const std::vector<std::vector<bool>> &edges, int from, int to) {
     std::vector<bool> seen(edges.size(), false);
@@ -95,10 +90,21 @@ std::vector<int> storage_order(isl_schedule_node *seq, const Schedule &s) {
     }
     std::map<std::string, Statement::Kind> kind;
     for (const Statement &st : s.statements) kind[st.name] = st.kind;
-    // Instance pairs at the same time of the bands above the node.
+    // The flow dependences between instances at the same time of the bands above the node,
+    // dependence by dependence over its two statements' prefix times: the union-wide pairs at
+    // one time (prefix ∘ prefix⁻¹) have a piece per statement pair, which made this function
+    // 0.18 s of n-step CartPole's front end.
     isl::union_map prefix = isl::manage(isl_schedule_node_get_prefix_schedule_union_map(seq));
-    isl::union_map same = prefix.apply_range(prefix.reverse());
-    isl::union_map flow_now = im.flow.intersect(same);
+    std::map<std::string, isl::map> prefix_of;  // statement -> its instances' prefix times
+    prefix.foreach_map([&](isl::map m) { prefix_of.emplace(isl_map_get_tuple_name(m.get(), isl_dim_in), m); });
+    isl::union_map flow_now = isl::union_map::empty(prefix.ctx());
+    im.flow.foreach_map([&](isl::map m) {
+        auto src = prefix_of.find(isl_map_get_tuple_name(m.get(), isl_dim_in));
+        auto dst = prefix_of.find(out_name(m));
+        if (src == prefix_of.end() || dst == prefix_of.end()) return;  // not below this node
+        isl::map now = m.intersect(src->second.apply_range(dst->second.reverse()));
+        if (!now.is_empty()) flow_now = flow_now.unite(isl::union_map(now));
+    });
     std::vector<std::vector<bool>> edges(n, std::vector<bool>(n, false));
     int last_record = -1;  // emits and saves keep their order
     for (int i = 0; i < n; ++i) {
@@ -120,6 +126,11 @@ std::vector<int> storage_order(isl_schedule_node *seq, const Schedule &s) {
             last_record = i;
         }
     }
+    // The times of the bands above at which each child runs: children with equal ones sit in
+    // the same branch of the loop nest (the same guards), where the fusion pass can join them;
+    // two children have instances at one time when their times meet.
+    std::vector<isl::union_set> times(n);
+    for (int i = 0; i < n; ++i) times[i] = filter[i].apply(prefix);
     // Soft edges: the readers of a tensor before a writer of it at the same time.
     std::vector<std::set<std::string>> reads(n), writes(n);
     for (int i = 0; i < n; ++i) {
@@ -132,14 +143,10 @@ std::vector<int> storage_order(isl_schedule_node *seq, const Schedule &s) {
             if (i == j || edges[i][j]) continue;
             bool shares = std::any_of(reads[i].begin(), reads[i].end(),
                                       [&](const std::string &x) { return writes[j].count(x) > 0; });
-            if (!shares || reaches(edges, j, i) || !relates(same, filter[i], filter[j])) continue;
+            if (!shares || reaches(edges, j, i) || times[i].intersect(times[j]).is_empty()) continue;
             edges[i][j] = true;
         }
     }
-    // The times of the bands above at which each child runs: children with equal ones sit in
-    // the same branch of the loop nest (the same guards), where the fusion pass can join them.
-    std::vector<isl::union_set> times(n);
-    for (int i = 0; i < n; ++i) times[i] = filter[i].apply(prefix);
     // Kahn's algorithm: a child with the times of the last one placed first, then the smallest
     // original position.  (Measured and not taken: the child that starts first next, so that
     // initializers lead and isl's loop nest runs them before the loop: PPO CartPole 47 -> 63
