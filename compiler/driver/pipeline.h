@@ -25,6 +25,7 @@
 #include "frontend/ast.h"
 #include "ir/ir.h"
 #include "memory/memplan.h"
+#include "passes/incrementalize.h"
 #include "passes/vectorize.h"
 #include "pdg/pdg.h"
 #include "schedule/schedule.h"
@@ -35,16 +36,16 @@ namespace trlc {
 
 struct DriverOptions {
     std::string input;
-    std::string emit;                      // "", ast, types, pdg, pdg-dot, json, schedule, memplan, cuda, library
-    std::string interpret;                 // "", "pointwise" or "scheduled"
-    bool vectorize = true;                 // -fno-vectorize
-    bool incrementalize = true;            // -fno-incrementalize (passes/incrementalize.h)
-    int64_t incrementalize_min_bytes = 0;  // --incrementalize-min-bytes (passes/incrementalize.h)
-    bool fuse = true;                      // -fno-fusion, alias -fno-fuse (the fusion pass: one kernel per statement)
-    bool blas = true;                      // -fno-blas (the blas pass: every matmul a sequential k loop)
-    bool row_split = true;                 // -fno-row-split (codegen/row_split.h: one-point kernels by rows)
-    bool cse = true;                       // -fno-cse (passes/cse.h: equal subexpressions computed once)
-    bool dead_points = true;               // -fno-dead-points (pdg/dead_points.cpp: only the points outputs need)
+    std::string emit;            // "", ast, types, pdg, pdg-dot, json, schedule, memplan, cuda, library
+    std::string interpret;       // "", "pointwise" or "scheduled"
+    bool vectorize = true;       // -fno-vectorize
+    bool incrementalize = true;  // -fno-incrementalize (passes/incrementalize.h)
+    int64_t incrementalize_min_bytes = kIncrementalizeMinBytes;  // --incrementalize-min-bytes
+    bool fuse = true;         // -fno-fusion, alias -fno-fuse (the fusion pass: one kernel per statement)
+    bool blas = true;         // -fno-blas (the blas pass: every matmul a sequential k loop)
+    bool row_split = true;    // -fno-row-split (codegen/row_split.h: one-point kernels by rows)
+    bool cse = true;          // -fno-cse (passes/cse.h: equal subexpressions computed once)
+    bool dead_points = true;  // -fno-dead-points (pdg/dead_points.cpp: only the points outputs need)
     /** --runtime-bound: "" automatic (small programs), "none", or "I,T": check exactly these
      *  bounds for `--bound NAME=V` of the generated program (driver/runtime_bounds.h). */
     std::string runtime_bound;
